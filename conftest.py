@@ -1,0 +1,57 @@
+"""Root pytest configuration shared by ``skalgos/`` and ``tests/``."""
+
+import os
+
+# scikit-learn's array API dispatch needs this before scipy is imported.
+os.environ.setdefault("SCIPY_ARRAY_API", "1")
+os.environ.setdefault("MPLBACKEND", "Agg")
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+
+def _namespaces():
+    from skalgos.utils._backend import available_namespaces
+
+    return list(available_namespaces())
+
+
+class Namespace:
+    """One array namespace for tests: ``asarray`` moves NumPy data onto it.
+
+    Inside a test, ``with ns.dispatch():`` turns scikit-learn's
+    ``array_api_dispatch`` on, so estimators follow the input's namespace.
+    """
+
+    def __init__(self, name, xp, device):
+        self.name, self.xp, self.device = name, xp, device
+
+    def asarray(self, x, dtype=None):
+        from skalgos.utils._backend import to_device
+
+        x = np.asarray(x) if dtype is None else np.asarray(x, dtype=dtype)
+        return to_device(x, self.device, xp=self.xp)
+
+    def to_numpy(self, x):
+        from skalgos.utils._backend import to_numpy
+
+        return to_numpy(x)
+
+    def dispatch(self):
+        from sklearn import config_context
+
+        return config_context(array_api_dispatch=self.name != "numpy")
+
+    def __repr__(self):
+        return self.name
+
+
+@pytest.fixture(params=_namespaces(), ids=lambda p: p[0])
+def array_namespace(request):
+    """Parametrized over numpy, array_api_strict, torch CPU and usable GPUs."""
+    return Namespace(*request.param)
+
+
+@pytest.fixture(autouse=True)
+def _doctest_namespace(doctest_namespace):
+    doctest_namespace["np"] = np

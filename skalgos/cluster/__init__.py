@@ -1,0 +1,3 @@
+"""skalgos.cluster (not built yet)."""
+
+__all__ = []

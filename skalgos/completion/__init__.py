@@ -1,0 +1,3 @@
+"""skalgos.completion (not built yet)."""
+
+__all__ = []

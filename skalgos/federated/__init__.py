@@ -1,0 +1,3 @@
+"""skalgos.federated (not built yet)."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""skalgos.graph (not built yet)."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""skalgos.kernel_ridge (not built yet)."""
+
+__all__ = []

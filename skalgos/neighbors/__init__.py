@@ -1,0 +1,3 @@
+"""skalgos.neighbors (not built yet)."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""skalgos.online (not built yet)."""
+
+__all__ = []

@@ -1,0 +1,15 @@
+"""Optional torch extra: optimizers and estimators that train torch modules.
+
+Importing this subpackage requires torch; install it with
+``pip install "skalgos[torch]"``.
+"""
+
+try:
+    import torch as _torch  # noqa: F401
+except ImportError as exc:  # pragma: no cover - exercised in a subprocess test
+    raise ImportError(
+        "skalgos.torch needs PyTorch, which is an optional extra. Install it with "
+        "`pip install 'skalgos[torch]'` (or `pip install torch`)."
+    ) from exc
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""skalgos.transport (not built yet)."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""skalgos.tree (not built yet)."""
+
+__all__ = []

@@ -1,0 +1,1 @@
+"""Test harness internals shared by the test suite (not public API)."""

@@ -1,0 +1,29 @@
+"""Every benchmark runs in its --quick mode and writes the table it names."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCHMARKS = sorted(
+    p
+    for p in (Path(__file__).parent.parent / "benchmarks").glob("*.py")
+    if not p.name.startswith("_")
+)
+
+
+@pytest.mark.parametrize("path", BENCHMARKS, ids=lambda p: p.stem)
+def test_benchmark_quick(path, tmp_path):
+    if "torch" in path.stem:
+        pytest.importorskip("torch")
+    out = tmp_path / f"{path.stem}.md"
+    res = subprocess.run(
+        [sys.executable, str(path), "--quick", "--output", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=tmp_path,
+    )
+    assert res.returncode == 0, res.stderr[-3000:]
+    assert out.exists() and "ratio" in out.read_text().lower()

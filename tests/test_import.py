@@ -1,0 +1,80 @@
+"""``import skalgos`` stays light, and a CuPy without a GPU is harmless."""
+
+import subprocess
+import sys
+import textwrap
+
+
+def _run(code):
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_import_skalgos_imports_no_heavy_module():
+    res = _run(
+        """
+        import skalgos, sys
+        heavy = {'torch', 'cupy', 'numba'} & set(sys.modules)
+        assert not heavy, heavy
+        print(skalgos.__version__)
+        """
+    )
+    assert res.returncode == 0, res.stderr
+
+
+def test_cupy_importable_without_gpu_is_reported_unusable(tmp_path):
+    # A stand-in CuPy that imports but has no driver, as on CI machines.
+    pkg = tmp_path / "cupy"
+    (pkg / "cuda").mkdir(parents=True)
+    (pkg / "__init__.py").write_text(
+        "from . import cuda\n\n\nclass ndarray:\n    pass\n"
+    )
+    (pkg / "cuda" / "__init__.py").write_text(
+        "class _Runtime:\n"
+        "    @staticmethod\n"
+        "    def getDeviceCount():\n"
+        "        raise RuntimeError('cudaErrorNoDevice: no CUDA-capable device')\n"
+        "runtime = _Runtime()\n"
+    )
+    res = _run(
+        f"""
+        import sys; sys.path.insert(0, {str(tmp_path)!r})
+        import cupy  # importable
+        import skalgos
+        from skalgos.utils import cupy_available
+        from skalgos.utils._backend import available_namespaces
+        assert cupy_available() is False
+        assert 'cupy' not in [n for n, _, _ in available_namespaces()]
+        print('ok')
+        """
+    )
+    assert res.returncode == 0, res.stderr
+    assert "ok" in res.stdout
+
+
+def test_torch_extra_missing_gives_clear_import_error():
+    res = _run(
+        """
+        import sys
+        sys.modules['torch'] = None  # simulate torch not installed
+        try:
+            import skalgos.torch
+        except ImportError as exc:
+            assert "skalgos[torch]" in str(exc), exc
+            print('ok')
+        """
+    )
+    assert res.returncode == 0, res.stderr
+    assert "ok" in res.stdout
+
+
+def test_show_versions(capsys):
+    import skalgos
+
+    skalgos.show_versions()
+    out = capsys.readouterr().out
+    assert "scikit-learn" in out and "usable CuPy GPU" in out
