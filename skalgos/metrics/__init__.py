@@ -32,7 +32,7 @@ section below; ``__all__`` lists every metric re-exported here.
 # --- federated -------------------------------------------------------------
 
 # --- metrics ---------------------------------------------------------------
-from ._compositionality import (  # noqa: E402
+from ._compositionality import (
     PrequentialResult,
     RepresentationalCompositionality,
     compositionality_from_terms,

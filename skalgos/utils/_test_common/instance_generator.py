@@ -79,7 +79,7 @@ def _object_language(random_state):
 
 _METRICS = {
     "RepresentationalCompositionality": dict(
-        init=dict(min_size=5, increment=20, max_epochs=10, patience=2),
+        init=dict(min_size=5, increment=20, max_epochs=3, patience=1),
         data=_object_language,
         output=lambda est, W: np.array([est.compositionality_, est.k_z_given_w_]),
         grid={"increment": [20, 30]},
