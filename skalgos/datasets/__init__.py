@@ -30,9 +30,12 @@ section below; ``__all__`` lists every generator re-exported here.
 
 # --- federated -------------------------------------------------------------
 
-
 # --- metrics ---------------------------------------------------------------
-
+from ._compositionality import (
+    make_grammar_language,
+    make_lookup_table_language,
+    make_object_language,
+)
 
 # --- torch -----------------------------------------------------------------
 

@@ -31,9 +31,14 @@ section below; ``__all__`` lists every metric re-exported here.
 
 # --- federated -------------------------------------------------------------
 
-
 # --- metrics ---------------------------------------------------------------
-
+from ._compositionality import (
+    PrequentialResult,
+    RepresentationalCompositionality,
+    compositionality_from_terms,
+    prequential_code_length,
+    topographic_similarity,
+)
 
 # --- torch -----------------------------------------------------------------
 

@@ -70,7 +70,21 @@ _FEDERATED = {}
 
 
 # --- metrics -----------------------------------------------------------------
-_METRICS = {}
+def _object_language(random_state):
+    from ...datasets import make_object_language
+
+    W, Z = make_object_language(2, 3, 10, random_state=random_state)
+    return W, Z, {}
+
+
+_METRICS = {
+    "RepresentationalCompositionality": dict(
+        init=dict(min_size=5, increment=20, max_epochs=3, patience=1),
+        data=_object_language,
+        output=lambda est, W: np.array([est.compositionality_, est.k_z_given_w_]),
+        grid={"increment": [20, 30]},
+    ),
+}
 
 
 # --- torch -------------------------------------------------------------------

@@ -1,0 +1,208 @@
+"""Representational compositionality: exact terms, orderings, prequential sanity."""
+
+import numpy as np
+import pytest
+from scipy.spatial.distance import pdist
+from scipy.stats import pearsonr, skellam, spearmanr
+from sklearn.linear_model import LogisticRegression, Ridge
+from sklearn.model_selection import GridSearchCV
+
+from skalgos.datasets import (
+    make_grammar_language,
+    make_lookup_table_language,
+    make_object_language,
+)
+from skalgos.metrics import (
+    RepresentationalCompositionality,
+    compositionality_from_terms,
+    prequential_code_length,
+    topographic_similarity,
+)
+from skalgos.utils._skellam import discrete_gaussian_nll
+
+FAST = dict(min_size=20, increment=20, max_epochs=40, patience=3)
+
+
+def test_discrete_gaussian_matches_scipy_skellam():
+    x = np.array([-0.03, 0.0, 0.01, 0.2])
+    # std 0.05 at precision 0.01: variance 25 grid units, mu1 = mu2 = 12.5
+    expect = -skellam.logpmf(np.round(x / 0.01), 12.5, 12.5)
+    np.testing.assert_allclose(discrete_gaussian_nll(x, 0.0, 0.05, 0.01), expect)
+
+
+def test_lookup_table_terms_match_closed_form():
+    N, M, K, D = 200, 4, 5, 8
+    W, Z, t = make_lookup_table_language(N, M, K, D, noise=0.02, random_state=3)
+    assert t["k_language"] == pytest.approx(np.log(K) + np.log(M), abs=1e-12)
+    assert t["k_w_given_language"] == pytest.approx(N * M * np.log(K), rel=1e-12)
+    # Rebuild the table from the data: each (position, word) fixes a block of Z
+    # up to the noise, so K(f) + K(Z|W,f) must equal the code of Z around the
+    # per-word block means (which are on the grid once the noise is removed).
+    width = D // M
+    blocks = Z.reshape(N, M, width)
+    table = np.zeros((K, width))
+    for k in range(K):
+        rows = blocks[W == k]
+        table[k] = np.round(np.median(rows, axis=0) / 0.01) * 0.01
+    k_f = -skellam.logpmf(np.round(table / 0.01), 5000.0, 5000.0).sum()
+    noise = blocks - table[W]
+    var = round((0.02 / 0.01) ** 2)
+    k_noise = -skellam.logpmf(np.round(noise / 0.01), var / 2, var / 2).sum()
+    assert t["k_semantics"] == pytest.approx(k_f, rel=1e-10)
+    assert t["k_z_given_w_semantics"] == pytest.approx(k_noise, rel=1e-10)
+    c = compositionality_from_terms(
+        t["k_language"],
+        t["k_w_given_language"],
+        t["k_semantics"],
+        t["k_z_given_w_semantics"],
+    )
+    assert c == pytest.approx(t["compositionality"], rel=1e-12)
+    assert c >= 1
+
+
+def test_compositionality_from_terms_constant_language_is_one():
+    assert compositionality_from_terms(0.0, 0.0, 3.0, 4.0) == 1.0
+    with pytest.raises(ValueError, match="positive"):
+        compositionality_from_terms(1.0, 1.0, 0.0, 0.0)
+
+
+def _mean_c(seeds=2, **kw):
+    return np.mean(
+        [
+            make_lookup_table_language(per_sample=True, random_state=s, **kw)[2][
+                "compositionality"
+            ]
+            for s in range(seeds)
+        ]
+    )
+
+
+def test_lookup_table_orderings_per_sample_form():
+    lengths = [_mean_c(sentence_length=m) for m in (1, 4, 16, 64)]
+    assert np.all(np.diff(lengths) > 0)
+    dims = [_mean_c(z_dim=d) for d in (16, 64, 160)]
+    assert np.all(np.diff(dims) < 0)
+    dis = [_mean_c(vocab_size=2, disentanglement=q) for q in (1, 2, 4, 8)]
+    assert np.all(np.diff(dis) < 0)
+    vocab = [_mean_c(vocab_size=k) for k in (2, 6, 100)]
+    assert vocab[1] > vocab[0] and vocab[1] > vocab[2]  # interior maximum
+
+
+def test_grammar_orderings():
+    def c(**kw):
+        return np.mean(
+            [
+                make_grammar_language(300, per_sample=True, random_state=s, **kw)[2][
+                    "compositionality"
+                ]
+                for s in range(2)
+            ]
+        )
+
+    assert c(width=2) > c(width=3) > c(width=5)
+    assert c(depth=1) > c(depth=2) > c(depth=3)
+    assert c(composition="tensorproduct") > c(composition="linear")
+
+
+def test_lookup_table_rejects_impossible_table():
+    with pytest.raises(ValueError, match="vocab_size"):
+        make_lookup_table_language(10, 16, 10, 64, disentanglement=16)
+    with pytest.raises(ValueError, match="multiple"):
+        make_lookup_table_language(10, 5, 3, 8, disentanglement=2)
+
+
+def test_prequential_sanity_and_learnable_mapping():
+    W, Z = make_object_language(2, 4, 15, random_state=0)
+    res = prequential_code_length(W, Z, random_state=0, **FAST)
+    assert res.naive_length >= res.code_length >= res.final_nll >= 0
+    assert res.model_complexity == pytest.approx(res.code_length - res.final_nll)
+    assert np.all(res.chunk_lengths <= res.chunk_naive_lengths + 1e-9)
+    # A deterministic mapping seen many times is coded almost for free.
+    assert res.final_nll / res.n_train < 0.05
+    # Later chunks cost less per sample than the naive code.
+    per_sample = res.chunk_lengths / np.diff(np.r_[0, res.chunk_ends])
+    assert per_sample[-3:].mean() < 0.5 * per_sample[0]
+
+
+def test_compositional_beats_holistic_and_shuffle_is_one():
+    W, Z = make_object_language(2, 4, 15, random_state=1)
+    Wh, Zh = make_object_language(2, 4, 15, kind="holistic", random_state=1)
+    est = RepresentationalCompositionality(random_state=0, **FAST)
+    c_comp = est.fit(W, Z).compositionality_
+    c_hol = est.fit(Wh, Zh).compositionality_
+    assert c_comp >= 1 and c_hol >= 1
+    assert c_comp / c_hol >= 1.5
+    rng = np.random.default_rng(0)
+    c_shuf = est.fit(W[rng.permutation(len(W))], Z).compositionality_
+    assert c_shuf == pytest.approx(1.0, abs=0.05)
+
+
+def test_attributes_and_terms_consistent():
+    W, Z = make_object_language(2, 3, 12, random_state=2)
+    rc = RepresentationalCompositionality(random_state=0, **FAST).fit(W, Z)
+    assert rc.k_z_ == pytest.approx(rc.n_train_ * 2 * np.log(3))
+    assert rc.k_z_given_w_ == pytest.approx(rc.k_f_ + rc.k_z_given_w_f_)
+    assert rc.compositionality_ == pytest.approx(rc.k_z_ / rc.k_z_given_w_)
+    uni = RepresentationalCompositionality(k_z="uniform", random_state=0, **FAST)
+    assert uni.fit(W, Z).k_z_ == pytest.approx(rc.k_z_)
+    assert rc.score(W, Z) == pytest.approx(rc.compositionality_)
+
+
+def test_continuous_z_with_regressor():
+    W, Z, _ = make_lookup_table_language(160, 2, 3, 4, noise=0.05, random_state=0)
+    res = prequential_code_length(W, Z, random_state=0, **FAST)
+    assert res.naive_length >= res.code_length >= res.final_nll
+
+
+def test_any_classifier_and_gridsearch():
+    W, Z = make_object_language(2, 3, 12, random_state=0)
+    est = RepresentationalCompositionality(
+        LogisticRegression(max_iter=200), random_state=0, min_size=10, increment=30
+    )
+    assert est.fit(W, Z[:, 0]).compositionality_ > 1
+    search = GridSearchCV(
+        RepresentationalCompositionality(random_state=0, min_size=20, max_epochs=20),
+        {"increment": [40, 60]},
+        cv=2,
+    ).fit(W, Z)
+    assert search.best_params_["increment"] in (40, 60)
+
+
+def test_topographic_similarity_agrees_with_scipy():
+    rng = np.random.default_rng(0)
+    W = rng.integers(0, 4, size=(30, 5))
+    Z = rng.normal(size=(30, 3))
+    dw, dz = pdist(W, "hamming"), pdist(Z, "euclidean")
+    assert topographic_similarity(W, Z) == pytest.approx(pearsonr(dw, dz)[0])
+    assert topographic_similarity(W, Z, method="spearman") == pytest.approx(
+        spearmanr(dw, dz)[0]
+    )
+    perm = rng.permutation(30)
+    assert topographic_similarity(W[perm], Z[perm]) == pytest.approx(
+        topographic_similarity(W, Z)
+    )
+    Wc, Zc = make_object_language(2, 5, 2, random_state=0)
+    assert topographic_similarity(Wc, Zc) == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize(
+    "W, Z, match",
+    [
+        (np.zeros((10, 2), int), np.zeros((9, 2), int), "same number"),
+        (np.full((10, 2), 0.5), np.zeros((10, 2), int), "integer tokens"),
+        (-np.ones((10, 2), int), np.zeros((10, 2), int), "Negative values"),
+    ],
+)
+def test_bad_input(W, Z, match):
+    with pytest.raises(ValueError, match=match):
+        prequential_code_length(W, Z)
+    with pytest.raises(ValueError, match=match):
+        topographic_similarity(W, Z)
+
+
+def test_too_few_samples_for_chunking():
+    W, Z = make_object_language(2, 2, 3, random_state=0)
+    with pytest.raises(ValueError, match="Too few samples"):
+        prequential_code_length(W, Z, min_size=50)
+    with pytest.raises(TypeError, match="classifier"):
+        prequential_code_length(W, Z, estimator=Ridge(), min_size=2)
