@@ -18,6 +18,7 @@ section below; ``__all__`` lists every metric re-exported here.
 
 
 # --- cluster ---------------------------------------------------------------
+from ._correlation_clustering import correlation_clustering_cost  # noqa: E402,F401
 
 
 # --- neighbors -------------------------------------------------------------
