@@ -187,7 +187,7 @@ class DynamicCorrelationClustering(ClusterMixin, BaseEstimator):
         "affinity": [StrOptions({"precomputed", "radius"})],
         "radius": [Interval(numbers.Real, 0, None, closed="neither"), None],
         "epsilon": [Interval(numbers.Real, 0, 1, closed="right")],
-        "pivot_threshold": [Interval(numbers.Real, 0, None, closed="neither"), None],
+        "pivot_threshold": [Interval(numbers.Real, 0, None, closed="right"), None],
         "n_samples": [Interval(numbers.Integral, 1, None, closed="left"), None],
         "break_cluster": [StrOptions({"sampled", "threshold_search"}), None],
         "singleton_threshold": [Interval(numbers.Real, 0, 1, closed="both")],

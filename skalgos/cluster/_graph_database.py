@@ -163,7 +163,7 @@ class GraphDatabase:
         s = int(self.start[u])
         row = self.pool[s : s + lu]
         i = int(np.searchsorted(row, v))
-        return i < lu and row[i] == v
+        return bool(i < lu and row[i] == v)
 
     def op_counts(self):
         """``{"degree", "random_neighbor", "adjacency", "total"}`` so far."""
