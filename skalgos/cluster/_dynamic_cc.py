@@ -228,7 +228,7 @@ class DynamicCorrelationClustering(ClusterMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.pairwise = self.affinity == "precomputed"
-        tags.input_tags.sparse = True
+        tags.input_tags.sparse = self.affinity == "precomputed"
         return tags
 
     # ------------------------------------------------------------------ API
@@ -386,11 +386,11 @@ class DynamicCorrelationClustering(ClusterMixin, BaseEstimator):
         self._rng = np.array([self._seed], dtype=np.uint64)
         self._cap = 0
         self._arr = {}
+        self._deleted = np.zeros(0, dtype=bool)
         self._grow_state(16)
         self._user_of = np.zeros(0, dtype=np.int64)
         self._internal_of = np.zeros(0, dtype=np.int64)
         self._deleted_user = np.zeros(0, dtype=bool)
-        self._deleted = np.zeros(16, dtype=bool)
         self._n_soft = 0
         self._hist = []
         self._recompute_ops = np.zeros(3, dtype=np.int64)
@@ -429,10 +429,9 @@ class DynamicCorrelationClustering(ClusterMixin, BaseEstimator):
             if old is not None:
                 new[: old.shape[0]] = old
             self._arr[name] = new
-        if hasattr(self, "_deleted"):
-            d = np.zeros(cap, dtype=bool)
-            d[: self._deleted.shape[0]] = self._deleted
-            self._deleted = d
+        d = np.zeros(cap, dtype=bool)
+        d[: self._deleted.shape[0]] = self._deleted
+        self._deleted = d
         self._cap = cap
 
     def _grow_users(self, n):
