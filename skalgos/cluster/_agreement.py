@@ -98,11 +98,7 @@ class AgreementState:
             for r in [r for r in links.get(w, ()) if r in anchors]:
                 if r == x or r in links.get(x, ()):
                     continue
-                if (
-                    db.adjacent(x, r)
-                    and self.agree(db, x, r)
-                    and self.heavy(db, r)
-                ):
+                if db.adjacent(x, r) and self.agree(db, x, r) and self.heavy(db, r):
                     self._link(x, r)
 
     def insert(self, db, u, deleted):

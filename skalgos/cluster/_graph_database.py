@@ -96,7 +96,9 @@ class GraphDatabase:
             pool[: self.top] = self.pool[: self.top]
             self.pool = pool
         new_start = start.copy()
-        new_start[rows] = self.top + np.concatenate([[0], np.cumsum(new_cap[rows])[:-1]])
+        new_start[rows] = self.top + np.concatenate(
+            [[0], np.cumsum(new_cap[rows])[:-1]]
+        )
         old = rows[rows < n0]
         K.db_regrow(start[old], length[old], self.pool, new_start[old], self.pool)
         self.top += total

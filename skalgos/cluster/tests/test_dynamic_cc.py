@@ -215,7 +215,9 @@ def test_mean_cost_within_proven_factor(variant, factor):
         for seed in range(200):
             order = np.random.RandomState(seed).permutation(A.shape[0])
             est = DynamicCorrelationClustering(random_state=seed, **variant)
-            costs.append(correlation_clustering_cost(A, est.fit(A, order=order).labels_))
+            costs.append(
+                correlation_clustering_cost(A, est.fit(A, order=order).labels_)
+            )
         assert np.mean(costs) <= factor * opt
 
 
@@ -247,9 +249,7 @@ def test_partial_fit_one_by_one_equals_fit(variant):
     full.remove(dead)
     inc.remove(np.arange(8))
     assert full.db_ops_["recompute"] > 0
-    np.testing.assert_array_equal(
-        full.labels_[order[8:]], order[inc.labels_[8:]]
-    )
+    np.testing.assert_array_equal(full.labels_[order[8:]], order[inc.labels_[8:]])
 
 
 @pytest.mark.parametrize("variant", ALL_VARIANTS)
