@@ -12,7 +12,7 @@ from scipy.optimize import LinearConstraint, milp
 from scipy.sparse.csgraph import connected_components
 from sklearn.base import BaseEstimator, ClusterMixin, _fit_context
 from sklearn.metrics import pairwise_distances
-from sklearn.utils import check_random_state
+from sklearn.utils import check_random_state, metadata_routing
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -103,15 +103,16 @@ class DynamicCorrelationClustering(ClusterMixin, BaseEstimator):
 
     Attributes
     ----------
-    labels_ : ndarray of shape (n_nodes_seen_,)
-        Cluster id of each node seen so far, -1 for deleted nodes. Ids are
+    labels_ : ndarray of shape (n_nodes,)
+        Cluster id of each node seen so far (n_nodes = ``n_nodes_seen_``), -1
+        for deleted nodes. Ids are
         stable: a cluster is named by its pivot's node id (``"agreement"``:
         the smallest node id of the component), a singleton by its own id.
     n_clusters_ : int
         Number of clusters among the live nodes (singletons included).
     pivots_ : ndarray of int
         Node ids of the current pivots (anchors for ``"agreement"``).
-    ranks_ : ndarray of shape (n_nodes_seen_,)
+    ranks_ : ndarray of shape (n_nodes,)
         π of each stored node (NaN once purged).
     n_nodes_seen_ : int
         Nodes inserted so far, deleted ones included; node ids run over
@@ -146,10 +147,10 @@ class DynamicCorrelationClustering(ClusterMixin, BaseEstimator):
       static PIVOT variant on the current graph (tested), at no extra query.
     * ``"threshold_search"`` always keeps the pivot in C_v (B_v lies in
       N[v]), estimates only the t-dependent part of the cost
-      (|C_t|(|C_t|-1)/2 - 2 E(C_t), the rest of the objective is the same for
-      every t), counts E(C_t) exactly when the pair budget τ = 5|B| ln n/ε³
+      (``|C_t|(|C_t|-1)/2 - 2 E(C_t)``, the rest of the objective is the same
+      for every t), counts E(C_t) exactly when the pair budget τ = 5|B| ln n/ε³
       covers all pairs (always, in practice) and otherwise samples τ_C pairs,
-      and UPDATE-CLUSTER re-runs the search after a (1 + ε) change of |B_v|
+      and UPDATE-CLUSTER re-runs the search after a (1 + ε) change of ``|B_v|``
       instead of the geometric-skip resampling of Algorithms 6-7.
     * In case 1, a node whose lowest neighbour is a pivot joins it, as in
       the paper (a public implementation makes it a singleton when
@@ -181,6 +182,9 @@ class DynamicCorrelationClustering(ClusterMixin, BaseEstimator):
     >>> est.partial_fit([[0, 0, 0, 0, 1, 1, 1, 0]]).labels_.shape  # a new node
     (8,)
     """
+
+    # `order` is not data to route through meta-estimators.
+    __metadata_request__fit = {"order": metadata_routing.UNUSED}
 
     _parameter_constraints: dict = {
         "algorithm": [StrOptions({"sparse_pivot", "reference", "agreement"})],
@@ -281,7 +285,7 @@ class DynamicCorrelationClustering(ClusterMixin, BaseEstimator):
         Parameters
         ----------
         X : {array-like, sparse matrix}
-            ``affinity="precomputed"``: shape (m, n_nodes_seen_ + m); row i
+            ``affinity="precomputed"``: shape (m, ``n_nodes_seen_ + m``); row i
             is new node ``n_nodes_seen_ + i`` and its columns are the edges
             to every node seen so far (deleted ones included) and to the
             other new nodes (that square block must be symmetric, with a
@@ -453,7 +457,7 @@ class DynamicCorrelationClustering(ClusterMixin, BaseEstimator):
             if isinstance(X, nx.Graph):
                 raise TypeError(
                     "partial_fit takes a block of new rows, not a graph; pass a "
-                    "(m, n_nodes_seen_ + m) sparse matrix."
+                    "(m, ``n_nodes_seen_ + m``) sparse matrix."
                 )
         except ImportError:  # pragma: no cover
             pass
