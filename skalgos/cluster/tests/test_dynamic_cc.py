@@ -333,3 +333,18 @@ def test_bad_input():
     with pytest.raises(ValueError, match="features"):
         b = DynamicCorrelationClustering(affinity="radius", radius=1.0)
         b.fit(np.zeros((3, 2))).partial_fit(np.zeros((2, 3)))
+
+
+def test_threshold_search_sampled_estimate_on_large_cliques():
+    # epsilon = 1 makes the pair budget 5|B| ln n / eps^3 smaller than the
+    # number of pairs of a 100-clique, so E(C_t) is estimated by sampling.
+    G = nx.disjoint_union_all([nx.complete_graph(s) for s in (100, 80, 5)])
+    A = check_adjacency(G)
+    order = np.random.RandomState(0).permutation(A.shape[0])
+    est = DynamicCorrelationClustering(
+        break_cluster="threshold_search",
+        epsilon=1.0,
+        pivot_threshold=np.inf,
+        random_state=0,
+    ).fit(A, order=order)
+    assert correlation_clustering_cost(A, est.labels_) == 0
