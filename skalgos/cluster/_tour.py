@@ -39,13 +39,16 @@ def _entry(quick, random_state):
             sp_time += time.perf_counter() - t0
             S = P[: t + 1, : t + 1]
             t0 = time.perf_counter()
-            lab = pivot(S, random_state=seed)
+            lab = pivot(S, random_state=rs.randint(2**31))
             pv_time += time.perf_counter() - t0
             m_t = max(S.nnz // 2, 1)
             curve_sp[t] += correlation_clustering_cost(S, est.labels_) / m_t
             curve_pv[t] += correlation_clustering_cost(S, lab) / m_t
         sp_cost.append(correlation_clustering_cost(P, est.labels_) / m)
-        pv_cost.append(correlation_clustering_cost(P, lab) / m)
+    # PIVOT's cost has a large variance on this graph (a hub of degree 36):
+    # average the baseline over many cheap runs on the final graph.
+    for seed in range(50 if quick else 500):
+        pv_cost.append(correlation_clustering_cost(A, pivot(A, random_state=seed)) / m)
     curve_sp /= n_seeds
     curve_pv /= n_seeds
 
@@ -56,6 +59,7 @@ def _entry(quick, random_state):
         ax.set_xlabel("nodes inserted")
         ax.set_ylabel("disagreements / edges")
         ax.set_title(f"Les Misérables, mean of {n_seeds} arrival orders")
+        ax.axhline(np.mean(pv_cost), color="C1", ls=":", lw=0.8)
         ax.legend()
 
     return TourResult(

@@ -348,3 +348,15 @@ def test_threshold_search_sampled_estimate_on_large_cliques():
         random_state=0,
     ).fit(A, order=order)
     assert correlation_clustering_cost(A, est.labels_) == 0
+
+
+@pytest.mark.parametrize("variant", SP_VARIANTS + [dict(algorithm="reference")])
+def test_partial_fit_in_blocks_equals_fit(variant):
+    # blocks of uneven sizes exercise the growth of the adjacency pool
+    A = _er(60, 0.3, 5)
+    full = DynamicCorrelationClustering(random_state=2, **variant).fit(A)
+    inc = DynamicCorrelationClustering(random_state=2, **variant)
+    for a, b in [(0, 5), (5, 6), (6, 23), (23, 60)]:
+        inc.partial_fit(A[a:b, :b])
+    np.testing.assert_array_equal(full.labels_, inc.labels_)
+    assert full.db_ops_["total"] == inc.db_ops_["total"]
