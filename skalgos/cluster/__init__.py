@@ -1,3 +1,15 @@
-"""skalgos.cluster (not built yet)."""
+"""Dynamic correlation clustering under node insertions (SPARSE-PIVOT, ICML 2025)."""
 
-__all__ = []
+from ._dynamic_cc import (
+    DynamicCorrelationClustering,
+    correlation_clustering_milp,
+    pivot,
+)
+from ._graph_database import GraphDatabase
+
+__all__ = [
+    "DynamicCorrelationClustering",
+    "GraphDatabase",
+    "correlation_clustering_milp",
+    "pivot",
+]

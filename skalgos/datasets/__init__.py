@@ -15,8 +15,8 @@ section below; ``__all__`` lists every generator re-exported here.
 
 # --- tree ------------------------------------------------------------------
 
-
 # --- cluster ---------------------------------------------------------------
+from ._cluster import make_drifting_blobs, make_planted_partition_graph  # noqa: F401, I001
 
 
 # --- neighbors -------------------------------------------------------------

@@ -16,8 +16,8 @@ section below; ``__all__`` lists every metric re-exported here.
 
 # --- tree ------------------------------------------------------------------
 
-
 # --- cluster ---------------------------------------------------------------
+from ._correlation_clustering import correlation_clustering_cost  # noqa: F401, I001
 
 
 # --- neighbors -------------------------------------------------------------

@@ -50,7 +50,36 @@ _TREE = {}
 
 
 # --- cluster -----------------------------------------------------------------
-_CLUSTER = {}
+_STABLE_IDS = (
+    "labels_ are stable cluster ids (the pivot's node id), not consecutive "
+    "integers 0..k-1, so that a cluster keeps its id while other clusters "
+    "appear or dissolve under insertions"
+)
+_CLUSTER = {
+    "DynamicCorrelationClustering": {
+        # Feature rows stream in; edges join points closer than `radius`
+        # (the common checks feed feature matrices, not adjacencies).
+        "init": [
+            {"affinity": "radius", "radius": 1.0, "random_state": 0},
+            {
+                "affinity": "radius",
+                "radius": 1.0,
+                "algorithm": "reference",
+                "random_state": 0,
+            },
+            {
+                "affinity": "radius",
+                "radius": 1.0,
+                "algorithm": "agreement",
+                "random_state": 0,
+            },
+        ],
+        "expected_failed_checks": {
+            "check_clustering": _STABLE_IDS,
+            "check_clustering(readonly_memmap=True)": _STABLE_IDS,
+        },
+    },
+}
 
 
 # --- neighbors ---------------------------------------------------------------

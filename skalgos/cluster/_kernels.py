@@ -1,0 +1,546 @@
+"""Numba kernels of the dynamic correlation clustering family.
+
+Three groups of kernels live here:
+
+* the counted graph database (growable sorted adjacency lists, the three
+  database operations of the model of Cohen-Addad et al. (2024), each of which
+  increments ``ops``), see :class:`skalgos.cluster.GraphDatabase`;
+* the per-insertion loops of REFERENCE CLUSTERING and SPARSE-PIVOT;
+* static PIVOT (KwikCluster) on a CSR graph.
+
+Conventions. Node ids are internal: the arrival index in the database, so that
+every adjacency list is sorted (earlier neighbours first, later arrivals are
+appended in increasing order) and adjacency is a binary search. The database
+tuple is ``db = (start, cap, length, pool, ops, closed)`` where ``closed`` is a
+one-element int64 array (1: closed neighbourhoods, the node counts as its own
+neighbour). Randomness is a splitmix64 stream whose state is a one-element
+uint64 array kept by the estimator, so that the stream continues across calls.
+"""
+
+import numpy as np
+
+from skalgos.utils._backend import jit
+
+OP_DEGREE = 0
+OP_NEIGHBOR = 1
+OP_ADJACENCY = 2
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+_S30 = np.uint64(30)
+_S27 = np.uint64(27)
+_S31 = np.uint64(31)
+_S11 = np.uint64(11)
+_INV53 = 1.0 / 9007199254740992.0
+
+
+# --- random numbers -----------------------------------------------------------
+
+
+@jit
+def rng_next(state):
+    """Next 64-bit output of the splitmix64 stream held in ``state[0]``."""
+    state[0] += _GOLDEN
+    z = state[0]
+    z = (z ^ (z >> _S30)) * _MIX1
+    z = (z ^ (z >> _S27)) * _MIX2
+    return z ^ (z >> _S31)
+
+
+@jit
+def rng_unit(state):
+    """Uniform float in the open interval (0, 1)."""
+    return (float(rng_next(state) >> _S11) + 0.5) * _INV53
+
+
+@jit
+def rng_int(state, n):
+    """Uniform integer in [0, n)."""
+    j = int(rng_unit(state) * n)
+    if j >= n:
+        j = n - 1
+    return j
+
+
+# --- the counted graph database -----------------------------------------------
+
+
+@jit
+def db_degree(db, v):
+    """Database operation 1: the degree of ``v`` (counted)."""
+    start, cap, length, pool, ops, closed = db
+    ops[OP_DEGREE] += 1
+    return length[v] + closed[0]
+
+
+@jit
+def db_neighbor(db, v, j):
+    """The ``j``-th neighbour of ``v`` (one neighbour query, counted).
+
+    A full scan of N(v) is charged d(v) such queries.
+    """
+    start, cap, length, pool, ops, closed = db
+    ops[OP_NEIGHBOR] += 1
+    return pool[start[v] + j]
+
+
+@jit
+def db_random_neighbor(db, v, state):
+    """Database operation 2: a uniform random (closed) neighbour of ``v``."""
+    start, cap, length, pool, ops, closed = db
+    ops[OP_NEIGHBOR] += 1
+    d = length[v] + closed[0]
+    if d == 0:
+        return -1
+    j = rng_int(state, d)
+    if j == length[v]:
+        return v
+    return pool[start[v] + j]
+
+
+@jit
+def _search(pool, lo, hi, x):
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        y = pool[mid]
+        if y < x:
+            lo = mid + 1
+        elif y > x:
+            hi = mid
+        else:
+            return True
+    return False
+
+
+@jit
+def db_adjacent(db, u, v):
+    """Database operation 3: whether ``u`` and ``v`` are adjacent (counted).
+
+    ``u == v`` is adjacent iff neighbourhoods are closed.
+    """
+    start, cap, length, pool, ops, closed = db
+    ops[OP_ADJACENCY] += 1
+    if u == v:
+        return closed[0] == 1
+    if length[u] > length[v]:
+        u, v = v, u
+    return _search(pool, start[u], start[u] + length[u], v)
+
+
+@jit
+def db_append(db, u, nb):
+    """Add node ``u`` with sorted neighbours ``nb`` (all < u, already present).
+
+    The caller has reserved the capacities (see ``GraphDatabase.reserve``).
+    Ingestion is the database's work, not the algorithm's: it is not counted.
+    """
+    start, cap, length, pool, ops, closed = db
+    length[u] = nb.shape[0]
+    s = start[u]
+    for j in range(nb.shape[0]):
+        w = nb[j]
+        pool[s + j] = w
+        pool[start[w] + length[w]] = u
+        length[w] += 1
+
+
+@jit
+def db_regrow(old_start, length, old_pool, new_start, new_pool):
+    """Copy each stored list into a pool with new offsets."""
+    for v in range(length.shape[0]):
+        a = old_start[v]
+        b = new_start[v]
+        for j in range(length[v]):
+            new_pool[b + j] = old_pool[a + j]
+
+
+@jit
+def db_induced_lower(start, length, pool, keep_new_id):
+    """Lower adjacency lists (earlier neighbours) of the kept nodes, renumbered.
+
+    ``keep_new_id[v]`` is the new id of ``v`` or -1 if ``v`` is purged. Returns
+    ``(indptr, indices)`` in the new ids, rows in new-id order.
+    """
+    n = length.shape[0]
+    m = 0
+    for v in range(n):
+        m += length[v]
+    n_new = 0
+    for v in range(n):
+        if keep_new_id[v] >= 0:
+            n_new += 1
+    indptr = np.zeros(n_new + 1, dtype=np.int64)
+    indices = np.empty(m, dtype=np.int64)
+    k = 0
+    r = 0
+    for v in range(n):
+        nv = keep_new_id[v]
+        if nv < 0:
+            continue
+        for j in range(length[v]):
+            w = pool[start[v] + j]
+            if w >= v:
+                break
+            nw = keep_new_id[w]
+            if nw >= 0:
+                indices[k] = nw
+                k += 1
+        r += 1
+        indptr[r] = k
+    return indptr, indices[:k]
+
+
+# --- REFERENCE CLUSTERING (BCMT 2023 PIVOT variant), exact and dynamic --------
+
+
+@jit
+def _less(rank, a, b):
+    """Whether ``a`` ranks before ``b`` (b == -1 ranks last; ties by id)."""
+    if b < 0:
+        return True
+    if rank[a] < rank[b]:
+        return True
+    if rank[a] > rank[b]:
+        return False
+    return a < b
+
+
+@jit
+def reference_block(first, indptr, indices, db, rank, p, is_pivot, state, hist):
+    """Insert nodes ``first, first+1, ...`` with REFERENCE CLUSTERING.
+
+    ``p[x]`` is the lowest-ranked node of N[x]; ``x`` is a pivot iff
+    ``p[x] == x``; ``x`` is clustered with ``p[x]`` iff ``p[x]`` is a pivot.
+    The insertion of ``u`` scans N(u) once: it sets ``p[u]`` and lowers
+    ``p[w]`` to ``u`` for every neighbour ``w`` whose pivot ranks after ``u``
+    (a former pivot ``w`` stops being one, which makes the rest of its cluster
+    singletons). This keeps exactly the static clustering of the current graph.
+    """
+    ops = db[4]
+    for r in range(indptr.shape[0] - 1):
+        u = first + r
+        db_append(db, u, indices[indptr[r] : indptr[r + 1]])
+        o0 = ops[0]
+        o1 = ops[1]
+        o2 = ops[2]
+        rank[u] = rng_unit(state)
+        d = db_degree(db, u) - db[5][0]
+        best = u
+        for j in range(d):
+            w = db_neighbor(db, u, j)
+            if _less(rank, w, best):
+                best = w
+        p[u] = best
+        is_pivot[u] = best == u
+        start = db[0]
+        pool = db[3]
+        for j in range(d):
+            w = pool[start[u] + j]
+            if _less(rank, u, p[w]):
+                if p[w] == w:
+                    is_pivot[w] = False
+                p[w] = u
+        if hist.shape[0] > 0:
+            hist[r, 0] = ops[0] - o0
+            hist[r, 1] = ops[1] - o1
+            hist[r, 2] = ops[2] - o2
+
+
+# --- SPARSE-PIVOT -------------------------------------------------------------
+
+# sp = (p, is_pivot, in_c, bhead, bnext, bprev, bsize, last_break, thr,
+#       buf, buf2, fbuf, tbuf)
+# prm = (L, k, eps, singleton_threshold, mode, log_n) with mode 0: sampled
+# break, 1: threshold search, 2: no break (C_v = B_v).
+
+
+@jit
+def _b_add(sp, v, x):
+    p, is_pivot, in_c, bhead, bnext, bprev, bsize = sp[:7]
+    h = bhead[v]
+    bnext[x] = h
+    bprev[x] = -1
+    if h >= 0:
+        bprev[h] = x
+    bhead[v] = x
+    bsize[v] += 1
+    p[x] = v
+
+
+@jit
+def _b_remove(sp, v, x):
+    bhead, bnext, bprev, bsize = sp[3], sp[4], sp[5], sp[6]
+    a = bprev[x]
+    b = bnext[x]
+    if a >= 0:
+        bnext[a] = b
+    else:
+        bhead[v] = b
+    if b >= 0:
+        bprev[b] = a
+    bnext[x] = -1
+    bprev[x] = -1
+    bsize[v] -= 1
+
+
+@jit
+def _gather(sp, v, out):
+    """Members of B_v into ``out`` with the pivot first; returns their count."""
+    bhead, bnext = sp[3], sp[4]
+    out[0] = v
+    b = 1
+    x = bhead[v]
+    while x >= 0:
+        if x != v:
+            out[b] = x
+            b += 1
+        x = bnext[x]
+    return b
+
+
+@jit
+def _break_cluster(db, sp, prm, state, v):
+    """BREAK-CLUSTER: choose C_v inside B_v (pivot always kept)."""
+    in_c = sp[2]
+    last_break = sp[7]
+    thr = sp[8]
+    buf = sp[9]
+    buf2 = sp[10]
+    fbuf = sp[11]
+    L, k, eps, frac, mode, log_n = prm
+    b = _gather(sp, v, buf)
+    last_break[v] = b
+    in_c[v] = True
+    if mode == 2:
+        for i in range(1, b):
+            in_c[buf[i]] = True
+        return
+    if mode == 0:
+        # The experiments' rule: keep x iff it is adjacent to at least a
+        # fraction `frac` of k uniform samples of B_v.
+        for i in range(1, b):
+            x = buf[i]
+            hits = 0
+            for _ in range(k):
+                y = buf[rng_int(state, b)]
+                if db_adjacent(db, x, y):
+                    hits += 1
+            in_c[x] = hits >= frac * k
+        return
+    # Threshold search (Algorithms 4-7): C_t = {pivot} + {x in B_v: d(x) >= t}
+    # for t in {(1+eps)^i}; pick the t minimising the estimated cost of
+    # "C_t one cluster, B_v \ C_t singletons", which, up to terms that do not
+    # depend on t, is |C_t|(|C_t|-1)/2 - 2 E(C_t).
+    for i in range(1, b):
+        fbuf[i] = db_degree(db, buf[i])
+    deg = fbuf[1:b].copy()
+    order = np.argsort(-deg, kind="mergesort")
+    buf2[0] = v
+    for i in range(b - 1):
+        buf2[i + 1] = buf[1 + order[i]]
+        fbuf[i + 1] = deg[order[i]]
+    n_pairs = b * (b - 1) / 2.0
+    tau = 5.0 * b * log_n / eps**3
+    ein = np.zeros(b + 1)
+    exact = n_pairs <= tau
+    if exact:
+        for i in range(1, b):
+            c = 1.0  # B_v lies in N[v]: the pivot is adjacent by construction
+            for j in range(1, i):
+                if db_adjacent(db, buf2[i], buf2[j]):
+                    c += 1.0
+            ein[i + 1] = ein[i] + c
+    best_c = 1
+    best_cost = 0.0
+    best_t = np.inf
+    t = 1.0
+    maxdeg = fbuf[1] if b > 1 else 0.0
+    while True:
+        # c = 1 + #{x : d(x) >= t}; fbuf[1:b] is sorted in decreasing order
+        c = 1
+        while c < b and fbuf[c] >= t:
+            c += 1
+        if c > 1:
+            if exact:
+                e = ein[c]
+            else:
+                m = int(min(5.0 * c * log_n / eps**3, 1e6)) + 1
+                hits = 0
+                for _ in range(m):
+                    a = rng_int(state, c)
+                    z = rng_int(state, c - 1)
+                    if z >= a:
+                        z += 1
+                    if a == 0 or z == 0 or db_adjacent(db, buf2[a], buf2[z]):
+                        hits += 1
+                e = hits / m * c * (c - 1) / 2.0
+            cost = c * (c - 1) / 2.0 - 2.0 * e
+            if cost < best_cost or (cost == best_cost and c > best_c):
+                best_cost = cost
+                best_c = c
+                best_t = t
+        if t > maxdeg:
+            break
+        t *= 1.0 + eps
+    thr[v] = best_t
+    for i in range(1, b):
+        in_c[buf2[i]] = i < best_c
+
+
+@jit
+def _join(db, sp, prm, u, v):
+    """Put ``u`` in B_v; UPDATE-CLUSTER decides whether it is in C_v."""
+    in_c = sp[2]
+    thr = sp[8]
+    _b_add(sp, v, u)
+    if prm[4] == 1:
+        in_c[u] = db_degree(db, u) >= thr[v]
+    else:
+        in_c[u] = True
+
+
+@jit
+def _maybe_rebreak(db, sp, prm, state, v):
+    bsize = sp[6]
+    last = sp[7][v]
+    eps = prm[2]
+    b = bsize[v]
+    if b >= (1.0 + eps) * last or b * (1.0 + eps) <= last:
+        _break_cluster(db, sp, prm, state, v)
+
+
+@jit
+def _explore(db, sp, prm, state, rank, v):
+    """EXPLORE(v): pull into B_v the neighbours whose pivot ranks after v."""
+    p, is_pivot, in_c, bhead, bnext = sp[0], sp[1], sp[2], sp[3], sp[4]
+    tbuf = sp[12]
+    n_t = 0
+    d = db_degree(db, v) - db[5][0]
+    for j in range(d):
+        w = db_neighbor(db, v, j)
+        pw = p[w]
+        if pw == v:
+            continue
+        if not (pw < 0 or _less(rank, v, pw)):
+            continue
+        if is_pivot[w]:
+            # w stops being a pivot: each member moves to v if adjacent to v,
+            # else becomes a singleton.
+            is_pivot[w] = False
+            z = bhead[w]
+            while z >= 0:
+                nz = bnext[z]
+                if z != w:
+                    _b_remove(sp, w, z)
+                    if db_adjacent(db, z, v):
+                        _join(db, sp, prm, z, v)
+                    else:
+                        in_c[z] = False
+                z = nz
+            _b_remove(sp, w, w)
+        elif pw >= 0 and is_pivot[pw]:
+            _b_remove(sp, pw, w)
+            tbuf[n_t] = pw
+            n_t += 1
+        _join(db, sp, prm, w, v)
+    for i in range(n_t):
+        t = tbuf[i]
+        if is_pivot[t]:
+            _maybe_rebreak(db, sp, prm, state, t)
+
+
+@jit
+def sparse_pivot_block(first, indptr, indices, db, rank, sp, prm, state, hist, n_db):
+    """Insert nodes ``first, first+1, ...`` with SPARSE-PIVOT (Algorithm 3).
+
+    ``n_db`` is the database size before the block; the pivot threshold
+    ``L`` and the sample size ``k`` follow ``ln`` of the current size when
+    ``prm`` carries ``L <= 0`` / ``k <= 0``.
+    """
+    p, is_pivot, in_c, bhead = sp[0], sp[1], sp[2], sp[3]
+    bsize, last_break, thr = sp[6], sp[7], sp[8]
+    ops = db[4]
+    L0, k0, eps, frac, mode, _ = prm
+    for r in range(indptr.shape[0] - 1):
+        u = first + r
+        db_append(db, u, indices[indptr[r] : indptr[r + 1]])
+        n_now = n_db + r + 1
+        log_n = np.log(max(n_now, 2))
+        L = L0 if L0 > 0 else log_n
+        k = k0 if k0 > 0 else max(1, int(np.floor(log_n)))
+        cur = (L, k, eps, frac, mode, log_n)
+        o0 = ops[0]
+        o1 = ops[1]
+        o2 = ops[2]
+        rank[u] = rng_unit(state)
+        p[u] = -1
+        is_pivot[u] = False
+        in_c[u] = False
+        bhead[u] = -1
+        bsize[u] = 0
+        last_break[u] = 0
+        thr[u] = 0.0
+        du = db_degree(db, u)
+        if rank[u] * du <= L:
+            # Case 1: scan N[u].
+            best = u
+            for j in range(du - db[5][0]):
+                w = db_neighbor(db, u, j)
+                if _less(rank, w, best):
+                    best = w
+            if best == u:
+                is_pivot[u] = True
+                _b_add(sp, u, u)
+                in_c[u] = True
+                _explore(db, sp, cur, state, rank, u)
+                _break_cluster(db, sp, cur, state, u)
+            elif is_pivot[best]:
+                _join(db, sp, cur, u, best)
+                if db_degree(db, best) * rank[u] <= L:
+                    _explore(db, sp, cur, state, rank, best)
+                _maybe_rebreak(db, sp, cur, state, best)
+            else:
+                p[u] = best  # a singleton that knows its lowest neighbour
+        else:
+            # Case 2: sample k neighbours; candidate pivots are the sampled
+            # pivots and the sampled nodes' pivots adjacent to u.
+            best = -1
+            for _ in range(k):
+                s = db_random_neighbor(db, u, state)
+                if s < 0 or s == u:
+                    continue
+                if is_pivot[s] and _less(rank, s, best):
+                    best = s
+                ps = p[s]
+                if ps >= 0 and ps != s and is_pivot[ps] and _less(rank, ps, best):
+                    if db_adjacent(db, u, ps):
+                        best = ps
+            if best >= 0 and _less(rank, best, u):
+                _join(db, sp, cur, u, best)
+                _maybe_rebreak(db, sp, cur, state, best)
+        if hist.shape[0] > 0:
+            hist[r, 0] = ops[0] - o0
+            hist[r, 1] = ops[1] - o1
+            hist[r, 2] = ops[2] - o2
+
+
+# --- static PIVOT (KwikCluster) -------------------------------------------------
+
+
+@jit
+def kwik_cluster(indptr, indices, perm):
+    """Static PIVOT: visit nodes in ``perm``; an unassigned node becomes a
+    pivot and takes every unassigned neighbour. Returns pivot labels."""
+    n = indptr.shape[0] - 1
+    labels = np.full(n, -1, dtype=np.int64)
+    for i in range(n):
+        v = perm[i]
+        if labels[v] >= 0:
+            continue
+        labels[v] = v
+        for j in range(indptr[v], indptr[v + 1]):
+            w = indices[j]
+            if labels[w] < 0:
+                labels[w] = v
+    return labels
