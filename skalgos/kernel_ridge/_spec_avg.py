@@ -23,6 +23,7 @@ from sklearn.base import (
     _fit_context,
 )
 from sklearn.preprocessing import LabelBinarizer
+from sklearn.utils._array_api import check_same_namespace
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -213,10 +214,12 @@ class _SpectralBase(BaseEstimator):
         self.blocks_ = blocks
         self.n_basis_ = D
         self.n_invariant_ = P.shape[1]
-        self.eigenvalues_ = np.asarray(lam_inv)
-        self.feature_weights_ = np.asarray(scale) ** 2
         xp, dev = get_namespace(X), device(X)
         dtype = X.dtype if X.dtype in (xp.float32, xp.float64) else xp.float64
+        self.eigenvalues_ = xp.astype(to_device(np.asarray(lam_inv), dev, xp=xp), dtype)
+        self.feature_weights_ = xp.astype(
+            to_device(np.asarray(scale) ** 2, dev, xp=xp), dtype
+        )
         self._projection = to_device(
             (P * np.asarray(scale)).astype(np.float64), dev, xp=xp
         )
@@ -350,6 +353,7 @@ class InvariantSpectralFeatures(TransformerMixin, _SpectralBase):
     def transform(self, X):
         """Invariant features of ``X``, shape ``(n_samples, n_invariant_)``."""
         check_is_fitted(self)
+        check_same_namespace(X, self, attribute="eigenvalues_", method="transform")
         X = validate_data(self, X, reset=False)
         return self._features(_as_float(X, get_namespace(X)))
 
@@ -407,8 +411,9 @@ class _InvariantRegressorBase(_SpectralBase):
     def _weights(self):
         return "none" if self.primary == "empirical" else self.weights
 
-    def _decision(self, X):
+    def _decision(self, X, method="predict"):
         check_is_fitted(self)
+        check_same_namespace(X, self, attribute="eigenvalues_", method=method)
         X = validate_data(self, X, reset=False)
         X = _as_float(X, get_namespace(X))
         return self._features(X) @ self._coef2d + self._intercept
@@ -565,7 +570,9 @@ class InvariantKernelRidge(RegressorMixin, _InvariantRegressorBase):
         self : object
         """
         X, y = validate_data(self, X, y, multi_output=True, y_numeric=True)
-        xp = get_namespace(X, y)
+        xp = get_namespace(X)
+        if get_namespace(y) is not xp or device(y) != device(X):
+            y = to_device(to_numpy(y), device(X), xp=xp)  # everything follows X
         X = _as_float(X, xp)
         Y = y if y.ndim == 2 else xp.reshape(y, (-1, 1))
         coef, mean = self._fit_targets(X, Y)
@@ -717,7 +724,7 @@ class InvariantKernelClassifier(ClassifierMixin, _InvariantRegressorBase):
 
     def decision_function(self, X):
         """Invariant scores, shape ``(n_samples,)`` (binary) or ``(n_samples, n_classes)``."""
-        out = self._decision(X)
+        out = self._decision(X, "decision_function")
         return out[:, 0] if out.shape[1] == 1 else out
 
     def predict(self, X):
