@@ -111,7 +111,9 @@ def _smoothness(smoothness, basis):
 def _null_space(B, rank_tol):
     if B.shape[0] == 0:
         return np.eye(B.shape[1])
-    _, s, Vt = np.linalg.svd(B, full_matrices=True)
+    # B stacks at least one (m, m) block, so the thin SVD has all m right
+    # singular vectors.
+    _, s, Vt = np.linalg.svd(B, full_matrices=False)
     s_full = np.zeros(B.shape[1])
     s_full[: s.size] = s
     tol = rank_tol * max(1.0, float(s.max(initial=0.0)))
