@@ -8,6 +8,7 @@ section below; ``__all__`` lists every generator re-exported here.
 
 
 # --- kernel_ridge ----------------------------------------------------------
+from ._kernel_ridge import make_invariant_sphere_regression, make_sign_invariant_torus_regression  # noqa: E501
 
 
 # --- transport -------------------------------------------------------------

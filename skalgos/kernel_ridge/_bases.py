@@ -13,6 +13,7 @@ import math
 from itertools import product
 
 import numpy as np
+from scipy.linalg import solve_triangular
 from scipy.special import gammaln
 
 __all__ = ["ProductBasis", "SphereHarmonics", "TorusFourier"]
@@ -161,7 +162,7 @@ class _BasisBase(_Params):
         stop = max(s[1] for s in spaces)
         width = max(s[1] - s[0] for s in spaces)
         rng = np.random.default_rng(random_state)
-        Y = self.sample(2 * width + 16, random_state=rng)
+        Y = self.sample(width + width // 4 + 32, random_state=rng)
         Phi = self._eval(Y)[:, :stop]
         facts = []
         for start, end, _ in spaces:
@@ -175,7 +176,7 @@ class _BasisBase(_Params):
             Phig = self._eval(np.ascontiguousarray(Y @ A.T + b))[:, :stop]
             mats = []
             for (start, end, _), (Q, R) in zip(spaces, facts):
-                DT = np.linalg.solve(R, Q.T @ Phig[:, start:end])
+                DT = solve_triangular(R, Q.T @ Phig[:, start:end])
                 mats.append(DT.T)
             out.append(mats)
         return out
