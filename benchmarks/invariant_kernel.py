@@ -88,8 +88,12 @@ def main():
         InvariantKernelRidge(SphereHarmonics(d, 2), PermutationGroup(d)).fit(Xw, yw)
         GroupAveragedKernelRidge(None).fit(Xw, yw).predict(Xw)
     for d in P["time_dims"]:
-        X, y = make_invariant_sphere_regression(P["time_n"], d, noise=NOISE, random_state=SEED)
-        Xt, _ = make_invariant_sphere_regression(P["time_n_test"], d, random_state=SEED + 1)
+        X, y = make_invariant_sphere_regression(
+            P["time_n"], d, noise=NOISE, random_state=SEED
+        )
+        Xt, _ = make_invariant_sphere_regression(
+            P["time_n_test"], d, random_state=SEED + 1
+        )
         group = PermutationGroup(d)
         spec = InvariantKernelRidge(SphereHarmonics(d, deg), group, alpha=1e-3)
         with timer() as t_spec:
@@ -115,11 +119,15 @@ def main():
     # 2./3. risk across n, invariance discrepancy ---------------------------------
     d = P["risk_dim"]
     group = PermutationGroup(d)
-    Xt, ft = make_invariant_sphere_regression(P["risk_n_test"], d, noise=0.0, random_state=99)
+    Xt, ft = make_invariant_sphere_regression(
+        P["risk_n_test"], d, noise=0.0, random_state=99
+    )
     Xid = Xt[:ID_POINTS]
     risk_rows, id_rows = [], []
     for n in P["risk_ns"]:
-        X, y = make_invariant_sphere_regression(n, d, noise=NOISE, random_state=SEED + n)
+        X, y = make_invariant_sphere_regression(
+            n, d, noise=NOISE, random_state=SEED + n
+        )
         best_krr = _tune(KernelRidge(kernel="rbf"), KRR_GRID, X, y)
         with timer() as t_krr:
             krr = KernelRidge(kernel="rbf", **best_krr).fit(X, y)
@@ -127,22 +135,35 @@ def main():
         base = InvariantKernelRidge(SphereHarmonics(d, deg), group)
         best_spec = _tune(base, SPEC_GRID, X, y)
         with timer() as t_spec:
-            spec = InvariantKernelRidge(SphereHarmonics(d, deg), group, **best_spec).fit(X, y)
+            spec = InvariantKernelRidge(
+                SphereHarmonics(d, deg), group, **best_spec
+            ).fit(X, y)
             p_spec = spec.predict(Xt)
         mse_krr, mse_spec = _mse(p_krr, ft), _mse(p_spec, ft)
         mse_avg, t_avg_s = float("nan"), float("nan")
         id_avg = float("nan")
         if n <= P["avg_risk_max_n"]:
             with timer() as t_avg:
-                avg = GroupAveragedKernelRidge(group, kernel="rbf", **best_krr).fit(X, y)
+                avg = GroupAveragedKernelRidge(group, kernel="rbf", **best_krr).fit(
+                    X, y
+                )
                 p_avg = avg.predict(Xt)
             mse_avg, t_avg_s = _mse(p_avg, ft), t_avg()
             id_avg = invariance_discrepancy(
                 avg, Xid[:20], group, n_elements=ID_RANDOM_ELEMENTS, random_state=0
             )
         risk_rows.append(
-            [n, mse_krr, mse_spec, mse_spec / mse_krr, mse_avg, mse_spec / mse_avg,
-             t_krr(), t_spec(), t_avg_s]
+            [
+                n,
+                mse_krr,
+                mse_spec,
+                mse_spec / mse_krr,
+                mse_avg,
+                mse_spec / mse_avg,
+                t_krr(),
+                t_spec(),
+                t_avg_s,
+            ]
         )
         id_rows.append(
             [
@@ -159,25 +180,47 @@ def main():
         (
             f"Fit + predict time against |G| (n = {P['time_n']}, "
             f"{P['time_n_test']} test points, degree <= {deg}, {N_THREADS} thread)",
-            ["manifold, group", "|G|", "generators", "n", "D (basis)", "invariant",
-             "group-avg KRR s (baseline)", "Spec-Avg s", "time ratio baseline/ours"],
+            [
+                "manifold, group",
+                "|G|",
+                "generators",
+                "n",
+                "D (basis)",
+                "invariant",
+                "group-avg KRR s (baseline)",
+                "Spec-Avg s",
+                "time ratio baseline/ours",
+            ],
             time_rows,
         ),
         (
             f"Test MSE against the noiseless target on S^{d - 1} with S_{d} "
             f"(noise sd {NOISE}, {P['risk_n_test']} test points; hyper-parameters "
             "by 3-fold CV per method; group-avg KRR uses KRR's)",
-            ["n", "KernelRidge rbf MSE (baseline)", "Spec-Avg MSE",
-             "MSE ratio ours/KRR", "group-avg KRR MSE", "MSE ratio ours/group-avg",
-             "KRR s", "Spec-Avg s", "group-avg s"],
+            [
+                "n",
+                "KernelRidge rbf MSE (baseline)",
+                "Spec-Avg MSE",
+                "MSE ratio ours/KRR",
+                "group-avg KRR MSE",
+                "MSE ratio ours/group-avg",
+                "KRR s",
+                "Spec-Avg s",
+                "group-avg s",
+            ],
             risk_rows,
         ),
         (
             f"Invariance discrepancy max |f(gx) - f(x)| ({ID_POINTS} test points; all "
             f"{d}! elements, group-avg: {ID_RANDOM_ELEMENTS} random elements on 20 "
             "points), with the target's sd for scale",
-            ["n", "KernelRidge ID (baseline)", "Spec-Avg ID", "group-avg KRR ID",
-             "sd of f*"],
+            [
+                "n",
+                "KernelRidge ID (baseline)",
+                "Spec-Avg ID",
+                "group-avg KRR ID",
+                "sd of f*",
+            ],
             id_rows,
         ),
     ]

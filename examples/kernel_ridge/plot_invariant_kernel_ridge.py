@@ -65,7 +65,9 @@ for d in dims:
     avg.predict(X)
     t_avg.append(time.perf_counter() - t0)
     sizes.append(avg.n_group_elements_)
-    print(f"|G| = {sizes[-1]:4d}: group averaging {t_avg[-1]:.2f} s, Spec-Avg {t_ours[-1]:.2f} s")
+    print(
+        f"|G| = {sizes[-1]:4d}: group averaging {t_avg[-1]:.2f} s, Spec-Avg {t_ours[-1]:.2f} s"
+    )
 
 fig, ax = plt.subplots(figsize=(5, 3.5))
 ax.loglog(sizes, t_avg, "o-", label="GroupAveragedKernelRidge")

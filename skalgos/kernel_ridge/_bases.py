@@ -232,9 +232,7 @@ def _sphere_indices(dim, max_degree):
                 lognorm += _gegenbauer_log_norm(hi - lo, g_lam)
                 # normalise by the mass of the weight (1 - t^2)^((j - 3) / 2)
                 lognorm -= (
-                    0.5 * math.log(math.pi)
-                    + gammaln((j - 1) / 2.0)
-                    - gammaln(j / 2.0)
+                    0.5 * math.log(math.pi) + gammaln((j - 1) / 2.0) - gammaln(j / 2.0)
                 )
             for t in (0, 1) if l2 > 0 else (0,):
                 levels.append(chain)
@@ -453,7 +451,11 @@ class TorusFourier(_BasisBase):
     def _validate(self):
         _check_int(self.dim, "TorusFourier dim", 1)
         mf = self.max_frequency
-        if isinstance(mf, bool) or not isinstance(mf, (int, float, np.number)) or mf < 0:
+        if (
+            isinstance(mf, bool)
+            or not isinstance(mf, (int, float, np.number))
+            or mf < 0
+        ):
             raise ValueError(
                 f"TorusFourier max_frequency must be a number >= 0; got {mf!r}."
             )

@@ -289,7 +289,9 @@ class FiniteGroup(_GroupBase):
         for k, g in enumerate(gens):
             g = np.asarray(g)
             if g.ndim == 1:
-                if g.dtype.kind not in "iu" or sorted(g.tolist()) != list(range(g.size)):
+                if g.dtype.kind not in "iu" or sorted(g.tolist()) != list(
+                    range(g.size)
+                ):
                     raise ValueError(
                         f"FiniteGroup generator {k} is 1-d but not a permutation of "
                         f"range({g.size}): {g.tolist()}."

@@ -175,7 +175,9 @@ def _invariant_blocks(basis, group, spaces, rank_tol):
     blocks = []
     for k, (start, stop, lam) in enumerate(spaces):
         block_mats = [mats[s][k] for s in range(len(gens))]
-        blocks.append((start, stop, lam, _fixed_space(block_mats, stop - start, rank_tol)))
+        blocks.append(
+            (start, stop, lam, _fixed_space(block_mats, stop - start, rank_tol))
+        )
     return blocks
 
 

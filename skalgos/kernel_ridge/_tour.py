@@ -41,7 +41,9 @@ def _entry(quick, random_state):
         names = ["InvariantKernelRidge", "KernelRidge"]
         x = np.arange(2)
         ax.bar(x - 0.2, [mse, base_mse], 0.4, label="test MSE")
-        ax.bar(x + 0.2, [max(v, 1e-16) for v in ids], 0.4, label="invariance discrepancy")
+        ax.bar(
+            x + 0.2, [max(v, 1e-16) for v in ids], 0.4, label="invariance discrepancy"
+        )
         ax.set_yscale("log")
         ax.set_xticks(x, names)
         ax.legend()

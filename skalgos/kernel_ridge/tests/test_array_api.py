@@ -28,7 +28,9 @@ def test_regressor_follows_namespace(array_namespace):
         pred = reg.predict(Xd)
         assert get_namespace(pred).__name__ == get_namespace(Xd).__name__
         assert get_namespace(reg.coef_).__name__ == get_namespace(Xd).__name__
-    np.testing.assert_allclose(array_namespace.to_numpy(pred), ref.predict(X), atol=1e-10)
+    np.testing.assert_allclose(
+        array_namespace.to_numpy(pred), ref.predict(X), atol=1e-10
+    )
     # invariance holds in every namespace
     with array_namespace.dispatch():
         pred_perm = reg.predict(array_namespace.asarray(X[:, [3, 1, 0, 2]]))

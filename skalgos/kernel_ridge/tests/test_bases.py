@@ -21,9 +21,13 @@ from skalgos.kernel_ridge._bases import harmonic_dimension
 def _zonal(k, d, t):
     """Reproducing kernel of degree-k harmonics (normalised measure)."""
     if d == 2:
-        return np.ones_like(t) if k == 0 else 2 * np.cos(k * np.arccos(np.clip(t, -1, 1)))
+        return (
+            np.ones_like(t) if k == 0 else 2 * np.cos(k * np.arccos(np.clip(t, -1, 1)))
+        )
     a = (d - 2) / 2
-    return harmonic_dimension(k, d) * eval_gegenbauer(k, a, t) / eval_gegenbauer(k, a, 1.0)
+    return (
+        harmonic_dimension(k, d) * eval_gegenbauer(k, a, t) / eval_gegenbauer(k, a, 1.0)
+    )
 
 
 @pytest.mark.parametrize("d, K", [(2, 6), (3, 6), (5, 5), (6, 4)])
@@ -43,7 +47,9 @@ def test_sphere_addition_theorem(d, K):
             F[:, s:e] @ G[:, s:e].T, _zonal(k, d, X @ Y.T), rtol=0, atol=1e-10
         )
     # total count: polynomials of degree K and K-1 restricted to the sphere
-    assert basis.n_functions == math.comb(K + d - 1, d - 1) + math.comb(K + d - 2, d - 1)
+    assert basis.n_functions == math.comb(K + d - 1, d - 1) + math.comb(
+        K + d - 2, d - 1
+    )
 
 
 def test_torus_orthonormal_on_exact_grid():
@@ -102,8 +108,10 @@ def test_representation_sphere_permutations():
 
 def test_representation_torus_flips_and_shifts():
     basis = TorusFourier(2, max_frequency=2)
-    shift = FiniteGroup([np.array([[0.0, 1.0], [1.0, 0.0]]), np.diag([-1.0, 1.0])],
-                        translations=[[0.5, 0.0], [0.0, 0.0]])
+    shift = FiniteGroup(
+        [np.array([[0.0, 1.0], [1.0, 0.0]]), np.diag([-1.0, 1.0])],
+        translations=[[0.5, 0.0], [0.0, 0.0]],
+    )
     _check_representation(basis, shift)
     _check_representation(basis, CyclicGroup(4, dim=2, kind="translation", axes=(0,)))
 
@@ -121,7 +129,9 @@ def test_product_basis_is_tensor_product():
     lam, combos, _ = basis._built()
     F1, F2 = f1.evaluate(X[:, :3]), f2.evaluate(X[:, 3:])
     np.testing.assert_allclose(F, F1[:, combos[:, 0]] * F2[:, combos[:, 1]], atol=1e-14)
-    np.testing.assert_allclose(lam, f1.eigenvalues[combos[:, 0]] + f2.eigenvalues[combos[:, 1]])
+    np.testing.assert_allclose(
+        lam, f1.eigenvalues[combos[:, 0]] + f2.eigenvalues[combos[:, 1]]
+    )
     assert lam.max() <= 6.0 and np.all(np.diff(lam) >= 0)
 
 

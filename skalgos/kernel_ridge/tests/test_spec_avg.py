@@ -49,7 +49,11 @@ def _sobolev_kernel(basis, X, Y, D, alpha_exp):
     [
         (SphereHarmonics(5, 4), PermutationGroup(5), "sphere"),
         (TorusFourier(6, 2), SignFlipGroup(6), "torus"),
-        (ProductBasis([SphereHarmonics(3, 2)] * 3), PermutationGroup(9, block=3), "prod"),
+        (
+            ProductBasis([SphereHarmonics(3, 2)] * 3),
+            PermutationGroup(9, block=3),
+            "prod",
+        ),
     ],
     ids=["S5-on-S4", "flips-on-T6", "S3-on-S2^3"],
 )
@@ -108,7 +112,9 @@ def test_ridge_mode_is_group_averaged_kernel_ridge(basis, group):
         ) / len(els)
 
     krr = KernelRidge(alpha=0.01, kernel="precomputed").fit(averaged(X, X), y)
-    np.testing.assert_allclose(reg.predict(Xt), krr.predict(averaged(Xt, X)), atol=1e-10)
+    np.testing.assert_allclose(
+        reg.predict(Xt), krr.predict(averaged(Xt, X)), atol=1e-10
+    )
     # projecting features (not a fitted solution) is what makes them equal
     assert reg.n_invariant_ < reg.n_basis_
 
@@ -181,7 +187,7 @@ def test_invariant_dimension_matches_character_formula_and_molien():
     els = group.elements()
     D = basis.actions(els)
     blocks = invariant_basis(basis, group)
-    for k, (s, e, _, V) in enumerate(blocks):
+    for k, (*_, V) in enumerate(blocks):
         chi = sum(np.trace(Dg[k]) for Dg in D) / len(els)
         assert abs(chi - round(chi)) < 1e-10
         assert V.shape[1] == round(chi)
@@ -264,8 +270,12 @@ def test_classifier_is_one_vs_rest_invariant_ridge():
     assert list(clf.classes_) == ["in", "mid", "out"]
     assert clf.score(X, y) > 0.8
     for c, label in enumerate(clf.classes_):
-        reg = InvariantKernelRidge(basis, group, alpha=1e-2).fit(X, np.where(y == label, 1.0, -1.0))
-        np.testing.assert_allclose(clf.decision_function(X)[:, c], reg.predict(X), atol=1e-10)
+        reg = InvariantKernelRidge(basis, group, alpha=1e-2).fit(
+            X, np.where(y == label, 1.0, -1.0)
+        )
+        np.testing.assert_allclose(
+            clf.decision_function(X)[:, c], reg.predict(X), atol=1e-10
+        )
     assert invariance_discrepancy(clf, X, group) <= 1e-10
     np.testing.assert_array_equal(clf.predict(-X), clf.predict(X))
 
@@ -292,10 +302,20 @@ def test_without_group_the_regressor_passes_sklearn_train_check():
 def test_discrepancy_with_random_elements():
     X, y = _sphere_data(6, 60)
     reg = InvariantKernelRidge(SphereHarmonics(6, 3), PermutationGroup(6)).fit(X, y)
-    assert invariance_discrepancy(reg, X, PermutationGroup(6), n_elements=20, random_state=0) <= 1e-10
+    assert (
+        invariance_discrepancy(
+            reg, X, PermutationGroup(6), n_elements=20, random_state=0
+        )
+        <= 1e-10
+    )
     X2, y2 = make_regression(30, 6, random_state=0)
     lin = Ridge().fit(X2, y2)
-    assert invariance_discrepancy(lin, X2, PermutationGroup(6), n_elements=5, random_state=0) > 0
+    assert (
+        invariance_discrepancy(
+            lin, X2, PermutationGroup(6), n_elements=5, random_state=0
+        )
+        > 0
+    )
 
 
 # --- bad input --------------------------------------------------------------
