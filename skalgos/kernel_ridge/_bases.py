@@ -508,7 +508,7 @@ class TorusFourier(_BasisBase):
 
 
 class ProductBasis(_BasisBase):
-    """Tensor-product eigenbasis of a product manifold ``M_1 x ... x M_k``.
+    """Tensor-product eigenbasis of a product of spheres and tori, such as ``(S^2)^k``.
 
     Coordinates are the concatenation of the factors' coordinates. A product
     of factor eigenfunctions is an eigenfunction whose eigenvalue is the sum of

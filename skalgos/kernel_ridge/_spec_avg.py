@@ -291,9 +291,9 @@ class InvariantSpectralFeatures(TransformerMixin, _SpectralBase):
         Number of kept eigenfunctions ``D``.
     n_invariant_ : int
         Number of invariant features (output columns).
-    eigenvalues_ : ndarray of shape (n_invariant_,)
+    eigenvalues_ : ndarray of shape (n_invariant,)
         Eigenvalue of each output feature.
-    feature_weights_ : ndarray of shape (n_invariant_,)
+    feature_weights_ : ndarray of shape (n_invariant,)
         Squared scale of each output feature.
     n_features_in_ : int
         Number of input features.
@@ -361,7 +361,7 @@ class InvariantSpectralFeatures(TransformerMixin, _SpectralBase):
         return self
 
     def transform(self, X):
-        """Invariant features of ``X``, shape ``(n_samples, n_invariant_)``."""
+        """Invariant features of ``X``, shape ``(n_samples, n_invariant)``."""
         check_is_fitted(self)
         check_same_namespace(X, self, attribute="eigenvalues_", method="transform")
         X = validate_data(self, X, reset=False)
@@ -371,7 +371,7 @@ class InvariantSpectralFeatures(TransformerMixin, _SpectralBase):
         """``invariantspectralfeatures0``, ... (one name per invariant feature)."""
         check_is_fitted(self)
         return np.asarray(
-            [f"invariantspectralfeatures{i}" for i in range(self.n_invariant_)],
+            [f"invariantspectralfeatures{i}" for i in range(self.n_invariant)],
             dtype=object,
         )
 
@@ -474,7 +474,7 @@ class InvariantKernelRidge(RegressorMixin, _InvariantRegressorBase):
 
     Attributes
     ----------
-    coef_ : ndarray of shape (n_invariant_,) or (n_targets, n_invariant_)
+    coef_ : ndarray of shape (n_invariant,) or (n_targets, n_invariant)
         Coefficients on the invariant features.
     intercept_ : float or ndarray of shape (n_targets,)
         The mean of ``y`` when ``center_y``, else 0.
@@ -486,9 +486,9 @@ class InvariantKernelRidge(RegressorMixin, _InvariantRegressorBase):
         Number of kept eigenfunctions ``D``.
     n_invariant_ : int
         Number of invariant features.
-    eigenvalues_ : ndarray of shape (n_invariant_,)
+    eigenvalues_ : ndarray of shape (n_invariant,)
         Eigenvalue of each invariant feature.
-    feature_weights_ : ndarray of shape (n_invariant_,)
+    feature_weights_ : ndarray of shape (n_invariant,)
         Kernel weight of each invariant feature.
     n_features_in_ : int
         Number of input features.
@@ -651,7 +651,7 @@ class InvariantKernelClassifier(ClassifierMixin, _InvariantRegressorBase):
     ----------
     classes_ : ndarray of shape (n_classes,)
         The class labels.
-    coef_ : ndarray of shape (n_columns, n_invariant_)
+    coef_ : ndarray of shape (n_columns, n_invariant)
         Coefficients per encoded column.
     intercept_ : ndarray of shape (n_columns,)
         Offsets per encoded column.

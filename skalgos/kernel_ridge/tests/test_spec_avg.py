@@ -339,3 +339,14 @@ def test_bad_input_is_refused_clearly():
         InvariantKernelRidge(SphereHarmonics(max_degree=2)).fit(X[:, :1], y)
     with pytest.raises(TypeError, match="basis"):
         InvariantKernelRidge("sphere").fit(X, y)
+
+
+def test_grid_search_over_basis_and_cut_off():
+    from sklearn.model_selection import GridSearchCV
+
+    X, y = _sphere_data(4, 60)
+    base = InvariantKernelRidge(SphereHarmonics(4, 2), PermutationGroup(4))
+    grid = {"basis__max_degree": [2, 4], "n_basis": [None, 5], "alpha": [1e-3, 1e-1]}
+    search = GridSearchCV(base, grid, cv=3).fit(X, y)
+    assert search.best_params_["basis__max_degree"] == 4
+    assert base.basis.max_degree == 2  # the user's basis is left alone
