@@ -8,7 +8,10 @@ from sklearn.datasets import make_regression
 from sklearn.kernel_ridge import KernelRidge
 from sklearn.linear_model import Ridge
 from sklearn.pipeline import make_pipeline
-from sklearn.utils.estimator_checks import check_regressors_train
+from sklearn.utils.estimator_checks import (
+    check_classifiers_train,
+    check_regressors_train,
+)
 
 from skalgos.kernel_ridge import (
     FiniteGroup,
@@ -293,10 +296,13 @@ def test_group_averaged_baseline():
         GroupAveragedKernelRidge(PermutationGroup(4), max_elements=10).fit(X, y)
 
 
-def test_without_group_the_regressor_passes_sklearn_train_check():
+def test_without_group_sklearn_train_checks_pass():
     # the reason given for the expected failure in the common checks
-    est = InvariantKernelRidge(TorusFourier(max_frequency=1, period=40.0))
-    check_regressors_train("InvariantKernelRidge", est)
+    torus = TorusFourier(max_frequency=1, period=40.0)
+    check_regressors_train("InvariantKernelRidge", InvariantKernelRidge(torus))
+    check_classifiers_train(
+        "InvariantKernelClassifier", InvariantKernelClassifier(torus)
+    )
 
 
 def test_discrepancy_with_random_elements():
