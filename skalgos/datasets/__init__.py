@@ -6,9 +6,11 @@ section below; ``__all__`` lists every generator re-exported here.
 
 # --- completion ------------------------------------------------------------
 
-
 # --- kernel_ridge ----------------------------------------------------------
-
+from ._kernel_ridge import (
+    make_invariant_sphere_regression,
+    make_sign_invariant_torus_regression,
+)
 
 # --- transport -------------------------------------------------------------
 
