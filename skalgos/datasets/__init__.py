@@ -20,6 +20,7 @@ section below; ``__all__`` lists every generator re-exported here.
 
 
 # --- neighbors -------------------------------------------------------------
+from ._neighbors import make_colored_manifold  # noqa: F401
 
 
 # --- graph -----------------------------------------------------------------

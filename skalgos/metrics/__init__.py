@@ -21,6 +21,7 @@ section below; ``__all__`` lists every metric re-exported here.
 
 
 # --- neighbors -------------------------------------------------------------
+from ._neighbors import diverse_recall  # noqa: F401
 
 
 # --- graph -----------------------------------------------------------------

@@ -30,6 +30,8 @@ _FORMAT_VERSION = 1
 _METRICS = ("euclidean", "sqeuclidean", "cosine", "inner_product")
 # distance-block size (entries) of the brute-force paths
 _BLOCK = 1 << 22
+# fewer rows than this run on one thread (waking the pool costs more)
+_PARALLEL_MIN = 128
 
 
 def _kernels():
@@ -124,7 +126,7 @@ def _graph_space(X, metric, max_norm=None):
 def _take_rows(A, idx, xp):
     """``A[r, idx[r, j]]`` for 2-D arrays, with only 1-D ``take`` (array API)."""
     b, n = A.shape
-    offs = xp.reshape(xp.arange(b, dtype=idx.dtype), (b, 1)) * n
+    offs = xp.reshape(xp.arange(b, dtype=idx.dtype, device=device(idx)), (b, 1)) * n
     flat = xp.reshape(idx + offs, (-1,))
     return xp.reshape(xp.take(xp.reshape(A, (-1,)), flat), idx.shape)
 
@@ -169,7 +171,7 @@ def _brute(Q, X, codes, n_codes, k, kprime, metric, skip=None, xp=None, n_jobs=N
     numpy_path = is_numpy_namespace(xp)
     if numpy_path:
         K = _kernels()
-        nthreads = effective_n_threads(n_jobs)
+        nthreads = effective_n_threads(n_jobs) if nq >= _PARALLEL_MIN else 1
     else:
         counts = np.bincount(codes, minlength=n_codes)
         offsets = np.concatenate([[0], np.cumsum(counts)[:-1]])
@@ -187,9 +189,10 @@ def _brute(Q, X, codes, n_codes, k, kprime, metric, skip=None, xp=None, n_jobs=N
                 if skip is None
                 else np.asarray(skip[lo:hi], dtype=np.int64)
             )
-            out[lo:hi], _ = K.diverse_topk(
-                np.ascontiguousarray(D), codes, n_codes, k, kprime, sk, 8 * nthreads
-            )
+            with numba_threads(nthreads):
+                out[lo:hi], _ = K.diverse_topk(
+                    np.ascontiguousarray(D), codes, n_codes, k, kprime, sk, 8 * nthreads
+                )
         else:
             if skip is not None:
                 rows = np.arange(hi - lo)
@@ -363,7 +366,7 @@ class DiverseNearestNeighbors(BaseEstimator):
       capacity of exactly ``k'`` lets one group's nearest point block the path
       to its other points, which costs recall.
     * Points are inserted in batches of doubling size (capped at 2% of the
-      data): each batch is searched and pruned in parallel against the graph
+      data, or 16 points): each batch is searched and pruned in parallel against the graph
       so far, and the reverse edges are added afterwards, grouped by target
       and re-pruned with the same diverse rule. This makes the build parallel
       and deterministic for a fixed ``random_state``; DiskANN inserts
@@ -503,31 +506,47 @@ class DiverseNearestNeighbors(BaseEstimator):
         codes, labels = check_groups(to_numpy(groups), n)
         self._fit_X = X
         self.n_samples_fit_ = n
-        self.group_codes_ = codes
-        self.group_labels_ = labels
-        self.graph_indptr_ = None
-        self.graph_indices_ = None
+        # the NumPy state the kernels use; public attributes are copies in the
+        # namespace of X (see _publish)
+        self._index = {"codes": codes, "labels": labels, "indptr": None, "indices": None}
         self.entry_point_ = 0
         self.build_time_ = 0.0
         if self.method != "brute":
             t0 = time.perf_counter()
             self._build_graph(to_numpy(X))
             self.build_time_ = time.perf_counter() - t0
+        self._publish()
         return self
+
+    def _publish(self):
+        xp = get_namespace(self._fit_X)
+        idx = self._index
+
+        def out(a):
+            if a is None or is_numpy_namespace(xp) or a.dtype.kind not in "biuf":
+                return a
+            return to_device(a, device(self._fit_X), xp=xp)
+
+        self.group_codes_ = out(idx["codes"])
+        self.group_labels_ = out(idx["labels"])
+        self.graph_indptr_ = out(idx["indptr"])
+        self.graph_indices_ = out(idx["indices"])
 
     def _prepare_graph_data(self, Xn):
         if self.metric == "inner_product":
             self._max_norm = float(np.sqrt(np.max(np.einsum("ij,ij->i", Xn, Xn))))
         else:
             self._max_norm = None
-        self._graph_data = _graph_space(Xn, self.metric)
+        self._index["graph_data"] = _graph_space(Xn, self.metric)
 
     def _build_graph(self, Xn):
+        import numba
+
         K = _kernels()
         self._prepare_graph_data(Xn)
-        data = self._graph_data
-        codes = self.group_codes_
-        n_codes = len(self.group_labels_)
+        data = self._index["graph_data"]
+        codes = self._index["codes"]
+        n_codes = len(self._index["labels"])
         n = data.shape[0]
         R = self.max_degree
         L = max(self.build_list_size, 1)
@@ -542,11 +561,13 @@ class DiverseNearestNeighbors(BaseEstimator):
         adj = np.zeros((n, R), dtype=np.int32)
         deg = np.zeros(n, dtype=np.int32)
         max_cand = max(4 * L, 2 * R)
-        max_batch = max(1, int(0.02 * n))
+        max_batch = max(16, int(0.02 * n))
         done, bs = 1, 1
         with numba_threads(self.n_jobs) as nthreads:
             while done < n:
                 batch = order[done : done + bs]
+                # small batches on one thread: waking the pool costs more
+                numba.set_num_threads(nthreads if batch.size >= _PARALLEL_MIN else 1)
                 new_adj, new_deg = K.build_batch(
                     data, codes, n_codes, adj, deg, entry, batch, L, cap, R,
                     np.float32(self.alpha**2), m, max_cand, 8 * nthreads,
@@ -572,8 +593,8 @@ class DiverseNearestNeighbors(BaseEstimator):
         indptr = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(deg, out=indptr[1:])
         mask = np.arange(R)[None, :] < deg[:, None]
-        self.graph_indptr_ = indptr
-        self.graph_indices_ = adj[mask].astype(np.int32)
+        self._index["indptr"] = indptr
+        self._index["indices"] = adj[mask].astype(np.int32)
         self.entry_point_ = entry
 
     # -- query -----------------------------------------------------------------
@@ -616,7 +637,7 @@ class DiverseNearestNeighbors(BaseEstimator):
             Indices into the fitted data; ``-1`` pads a row when fewer points
             satisfy the cap. In the namespace and on the device of ``X``.
         """
-        check_is_fitted(self, "group_codes_")
+        check_is_fitted(self, "n_samples_fit_")
         k = self.n_neighbors if n_neighbors is None else n_neighbors
         kp = max_per_group if max_per_group is not None else self.max_per_group
         L = self.search_list_size if search_list_size is None else search_list_size
@@ -632,7 +653,7 @@ class DiverseNearestNeighbors(BaseEstimator):
             raise ValueError(
                 f"method must be 'graph', 'two_stage' or 'brute'; got {method!r}."
             )
-        if method != "brute" and self.graph_indptr_ is None:
+        if method != "brute" and self._index["indptr"] is None:
             raise ValueError(
                 f"method={method!r} needs a graph, but this index was fitted with "
                 "method='brute'; refit with method='graph' or 'two_stage'."
@@ -656,8 +677,8 @@ class DiverseNearestNeighbors(BaseEstimator):
                     f"Expected n_neighbors <= n_samples_fit ({n}); got n_neighbors={k}."
                 )
         xp = get_namespace(Q, self._fit_X)
-        n_codes = len(self.group_labels_)
-        codes = self.group_codes_
+        n_codes = len(self._index["labels"])
+        codes = self._index["codes"]
         if method == "brute":
             idx = _brute(
                 Q, self._fit_X, codes, n_codes, k, kp, self.metric, skip, xp, self.n_jobs
@@ -681,18 +702,23 @@ class DiverseNearestNeighbors(BaseEstimator):
             Qg = _graph_space(Qn, self.metric, max_norm=self._max_norm)
             skip = np.full(Qg.shape[0], -1, dtype=np.int64)
         else:
-            Qg = self._graph_data
-        n_codes = len(self.group_labels_)
+            Qg = self._index["graph_data"]
+        n_codes = len(self._index["labels"])
         if method == "two_stage" or kp >= k:
             cap = L
         else:
             cap = max(kp, math.ceil(kp * L / k))
-        start = self.graph_indptr_[:-1]
-        deg = np.diff(self.graph_indptr_).astype(np.int64)
+        indptr = self._index["indptr"]
+        start = indptr[:-1]
+        deg = np.diff(indptr).astype(np.int64)
         with numba_threads(self.n_jobs) as nthreads:
+            if Qg.shape[0] < _PARALLEL_MIN:
+                import numba
+
+                numba.set_num_threads(1)
             idx, _, n_dist = K.graph_search(
-                self._graph_data, self.group_codes_, n_codes, start, deg,
-                self.graph_indices_, self.entry_point_, Qg, skip, k, kp, L, cap,
+                self._index["graph_data"], self._index["codes"], n_codes, start, deg,
+                self._index["indices"], self.entry_point_, Qg, skip, k, kp, L, cap,
                 8 * nthreads,
             )  # fmt: skip
         if return_stats:
@@ -703,12 +729,16 @@ class DiverseNearestNeighbors(BaseEstimator):
 
     def __getstate__(self):
         state = self.__dict__.copy()
-        state.pop("_graph_data", None)  # recomputed from the data on load
+        if "_index" in state:  # the graph-space copy is recomputed on load
+            state["_index"] = {
+                k: v for k, v in state["_index"].items() if k != "graph_data"
+            }
         return state
 
     def __setstate__(self, state):
         self.__dict__.update(state)
-        if getattr(self, "graph_indptr_", None) is not None:
+        index = getattr(self, "_index", None)
+        if index is not None and index.get("indptr") is not None:
             self._prepare_graph_data(to_numpy(self._fit_X))
 
     def save(self, path):
@@ -724,8 +754,8 @@ class DiverseNearestNeighbors(BaseEstimator):
         path : str or path-like
             Destination file (NumPy adds ``.npz`` when missing).
         """
-        check_is_fitted(self, "group_codes_")
-        labels = np.asarray(self.group_labels_)
+        check_is_fitted(self, "n_samples_fit_")
+        labels = np.asarray(self._index["labels"])
         if labels.dtype.kind == "O":
             raise TypeError(
                 "save() stores group labels as a NumPy array without pickle; these "
@@ -734,17 +764,18 @@ class DiverseNearestNeighbors(BaseEstimator):
         params = self.get_params()
         if not isinstance(params["random_state"], (numbers.Integral, type(None))):
             params["random_state"] = None
-        has_graph = self.graph_indptr_ is not None
+        index = self._index
+        has_graph = index["indptr"] is not None
         np.savez(
             path,
             format=np.array(_FORMAT),
             version=np.array(_FORMAT_VERSION),
             params=np.array(json.dumps(params)),
             fit_X=to_numpy(self._fit_X),
-            group_codes=self.group_codes_,
+            group_codes=index["codes"],
             group_labels=labels,
-            graph_indptr=self.graph_indptr_ if has_graph else np.zeros(0, np.int64),
-            graph_indices=self.graph_indices_ if has_graph else np.zeros(0, np.int32),
+            graph_indptr=index["indptr"] if has_graph else np.zeros(0, np.int64),
+            graph_indices=index["indices"] if has_graph else np.zeros(0, np.int32),
             entry_point=np.array(self.entry_point_),
             build_time=np.array(self.build_time_),
         )
@@ -793,14 +824,15 @@ class DiverseNearestNeighbors(BaseEstimator):
             est._fit_X = X
             est.n_features_in_ = X.shape[1]
             est.n_samples_fit_ = X.shape[0]
-            est.group_codes_ = f["group_codes"]
-            est.group_labels_ = f["group_labels"]
+            est._index = {
+                "codes": f["group_codes"],
+                "labels": f["group_labels"],
+                "indptr": f["graph_indptr"] if f["graph_indptr"].size else None,
+                "indices": f["graph_indices"] if f["graph_indptr"].size else None,
+            }
             est.entry_point_ = int(f["entry_point"])
             est.build_time_ = float(f["build_time"])
-            if f["graph_indptr"].size:
-                est.graph_indptr_ = f["graph_indptr"]
-                est.graph_indices_ = f["graph_indices"]
+            if est._index["indptr"] is not None:
                 est._prepare_graph_data(X)
-            else:
-                est.graph_indptr_ = est.graph_indices_ = None
+            est._publish()
         return est

@@ -31,7 +31,7 @@ from ..utils._backend import cuda_jit, jit
 # ---------------------------------------------------------------------------
 
 
-@jit
+@jit(fastmath=True)
 def _sqdist(data, i, q):
     s = np.float32(0.0)
     for t in range(data.shape[1]):
@@ -40,7 +40,7 @@ def _sqdist(data, i, q):
     return s
 
 
-@jit
+@jit(fastmath=True)
 def _sqdist_rows(data, i, j):
     s = np.float32(0.0)
     for t in range(data.shape[1]):
@@ -238,6 +238,42 @@ def graph_search(
                 cnt[codes[ids[t]]] = 0
             _truncate(ids, dists, size, codes, cnt, k, kprime, out_i[qi], out_d[qi])
     return out_i, out_d, n_dist
+
+
+@jit(parallel=True)
+def greedy_filter(cand_i, codes, n_codes, k, kprime, n_chunks):
+    """Greedy filter of candidate lists sorted by distance (``-1`` is padding).
+
+    Keeps each candidate unless its group already has ``kprime``, until ``k``
+    are kept: the second stage of the two-stage baseline (used on other
+    libraries' candidate lists in the benchmark).
+    """
+    nq, r = cand_i.shape
+    out_i = np.empty((nq, k), dtype=np.int64)
+    n_chunks = max(1, min(nq, n_chunks))
+    for ch in prange(n_chunks):
+        cnt = np.zeros(n_codes, dtype=np.int64)
+        lo = ch * nq // n_chunks
+        hi = (ch + 1) * nq // n_chunks
+        for qi in range(lo, hi):
+            taken = 0
+            for t in range(r):
+                if taken == k:
+                    break
+                p = cand_i[qi, t]
+                if p < 0:
+                    continue
+                c = codes[p]
+                if cnt[c] < kprime:
+                    cnt[c] += 1
+                    out_i[qi, taken] = p
+                    taken += 1
+            for t in range(r):
+                if cand_i[qi, t] >= 0:
+                    cnt[codes[cand_i[qi, t]]] = 0
+            for t in range(taken, k):
+                out_i[qi, t] = -1
+    return out_i
 
 
 # ---------------------------------------------------------------------------
