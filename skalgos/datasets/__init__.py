@@ -18,9 +18,8 @@ section below; ``__all__`` lists every generator re-exported here.
 
 # --- cluster ---------------------------------------------------------------
 
-
 # --- neighbors -------------------------------------------------------------
-from ._neighbors import make_colored_manifold  # noqa: F401
+from ._neighbors import make_colored_manifold  # noqa: F401, I001
 
 
 # --- graph -----------------------------------------------------------------

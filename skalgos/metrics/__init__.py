@@ -19,9 +19,8 @@ section below; ``__all__`` lists every metric re-exported here.
 
 # --- cluster ---------------------------------------------------------------
 
-
 # --- neighbors -------------------------------------------------------------
-from ._neighbors import diverse_recall  # noqa: F401
+from ._neighbors import diverse_recall  # noqa: F401, I001
 
 
 # --- graph -----------------------------------------------------------------

@@ -508,7 +508,12 @@ class DiverseNearestNeighbors(BaseEstimator):
         self.n_samples_fit_ = n
         # the NumPy state the kernels use; public attributes are copies in the
         # namespace of X (see _publish)
-        self._index = {"codes": codes, "labels": labels, "indptr": None, "indices": None}
+        self._index = {
+            "codes": codes,
+            "labels": labels,
+            "indptr": None,
+            "indices": None,
+        }
         self.entry_point_ = 0
         self.build_time_ = 0.0
         if self.method != "brute":
@@ -588,7 +593,9 @@ class DiverseNearestNeighbors(BaseEstimator):
                     )  # fmt: skip
                 done += batch.size
                 bs = min(2 * bs, max_batch)
-                if self.verbose and (done == n or bs == max_batch and done % (10 * bs) < bs):
+                if self.verbose and (
+                    done == n or bs == max_batch and done % (10 * bs) < bs
+                ):
                     print(f"[DiverseNearestNeighbors] inserted {done}/{n} points")
         indptr = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(deg, out=indptr[1:])
@@ -681,7 +688,16 @@ class DiverseNearestNeighbors(BaseEstimator):
         codes = self._index["codes"]
         if method == "brute":
             idx = _brute(
-                Q, self._fit_X, codes, n_codes, k, kp, self.metric, skip, xp, self.n_jobs
+                Q,
+                self._fit_X,
+                codes,
+                n_codes,
+                k,
+                kp,
+                self.metric,
+                skip,
+                xp,
+                self.n_jobs,
             )
         else:
             idx = self._graph_query(to_numpy(Q), skip, k, kp, max(int(L), k), method)
@@ -805,10 +821,14 @@ class DiverseNearestNeighbors(BaseEstimator):
         try:
             f = np.load(path, allow_pickle=False)
         except Exception as exc:  # not a zip / npy file
-            raise ValueError(f"{path} is not a saved DiverseNearestNeighbors index: {exc}")
+            raise ValueError(
+                f"{path} is not a saved DiverseNearestNeighbors index: {exc}"
+            ) from exc
         with f:
             if not isinstance(f, np.lib.npyio.NpzFile) or "format" not in f.files:
-                raise ValueError(f"{path} is not a saved DiverseNearestNeighbors index.")
+                raise ValueError(
+                    f"{path} is not a saved DiverseNearestNeighbors index."
+                )
             if str(f["format"]) != _FORMAT:
                 raise ValueError(
                     f"{path} holds {str(f['format'])!r}, not a {_FORMAT} index."

@@ -127,12 +127,16 @@ def _greedy_search(
             visited[nb] = stamp
             d = _sqdist(data, nb, q)
             n_dist += 1
-            size = _queue_insert(nb, d, codes[nb], codes, ids, dists, expd, size, L, cnt, cap)
+            size = _queue_insert(
+                nb, d, codes[nb], codes, ids, dists, expd, size, L, cnt, cap
+            )
     else:
         visited[entry] = stamp
         d = _sqdist(data, entry, q)
         n_dist += 1
-        size = _queue_insert(entry, d, codes[entry], codes, ids, dists, expd, size, L, cnt, cap)
+        size = _queue_insert(
+            entry, d, codes[entry], codes, ids, dists, expd, size, L, cnt, cap
+        )
     while True:
         i = 0
         while i < size and expd[i]:
@@ -152,7 +156,9 @@ def _greedy_search(
             visited[nb] = stamp
             d = _sqdist(data, nb, q)
             n_dist += 1
-            size = _queue_insert(nb, d, codes[nb], codes, ids, dists, expd, size, L, cnt, cap)
+            size = _queue_insert(
+                nb, d, codes[nb], codes, ids, dists, expd, size, L, cnt, cap
+            )
     return size, n_exp, n_dist
 
 
@@ -188,7 +194,19 @@ def _truncate(ids, dists, size, codes, cnt, k, kprime, out_i, out_d):
 
 @jit(parallel=True)
 def graph_search(
-    data, codes, n_codes, start, deg, flat, entry, Q, self_points, k, kprime, L, cap,
+    data,
+    codes,
+    n_codes,
+    start,
+    deg,
+    flat,
+    entry,
+    Q,
+    self_points,
+    k,
+    kprime,
+    L,
+    cap,
     n_chunks,
 ):
     """Diverse (or, with ``cap >= L``, plain) graph search for every query.
@@ -332,7 +350,19 @@ def _sort_candidates(cand, cand_d, ncand):
 
 @jit(parallel=True)
 def build_batch(
-    data, codes, n_codes, adj, deg, entry, batch, L, cap, R, alpha2, m, max_cand,
+    data,
+    codes,
+    n_codes,
+    adj,
+    deg,
+    entry,
+    batch,
+    L,
+    cap,
+    R,
+    alpha2,
+    m,
+    max_cand,
     n_chunks,
 ):
     """Search and prune every point of ``batch`` against the current graph.
@@ -469,7 +499,9 @@ def add_reverse_edges(
 
 
 @jit
-def _diverse_topk_row(D, codes, k, kprime, skip, cbuf_d, cbuf_i, ccnt, touched, out_i, out_d):
+def _diverse_topk_row(
+    D, codes, k, kprime, skip, cbuf_d, cbuf_i, ccnt, touched, out_i, out_d
+):
     """Exact greedy answer of one row of distances ``D``.
 
     Keeps the ``kprime`` nearest points of each group (ties to the smaller
@@ -510,7 +542,9 @@ def _diverse_topk_row(D, codes, k, kprime, skip, cbuf_d, cbuf_i, ccnt, touched, 
         for b in range(ccnt[c]):
             d = cbuf_d[base + b]
             i = cbuf_i[base + b]
-            if taken == k and (d > out_d[k - 1] or (d == out_d[k - 1] and i > out_i[k - 1])):
+            if taken == k and (
+                d > out_d[k - 1] or (d == out_d[k - 1] and i > out_i[k - 1])
+            ):
                 break  # later entries of this group are farther still
             pos = taken if taken < k else k - 1
             if taken < k:
@@ -549,8 +583,17 @@ def diverse_topk(D, codes, n_codes, k, kprime, skip, n_chunks):
         hi = (ch + 1) * nq // n_chunks
         for qi in range(lo, hi):
             _diverse_topk_row(
-                D[qi], codes, k, kprime, skip[qi], cbuf_d, cbuf_i, ccnt, touched,
-                out_i[qi], out_d[qi],
+                D[qi],
+                codes,
+                k,
+                kprime,
+                skip[qi],
+                cbuf_d,
+                cbuf_i,
+                ccnt,
+                touched,
+                out_i[qi],
+                out_d[qi],
             )
     return out_i, out_d
 
@@ -561,7 +604,9 @@ def diverse_topk(D, codes, n_codes, k, kprime, skip, n_chunks):
 
 
 @cuda_jit
-def _diverse_topk_cuda(data, Q, codes, k, kprime, cbuf_d, cbuf_i, ccnt, touched, out_i, out_d):
+def _diverse_topk_cuda(
+    data, Q, codes, k, kprime, cbuf_d, cbuf_i, ccnt, touched, out_i, out_d
+):
     qi = cuda.grid(1)
     if qi >= Q.shape[0]:
         return

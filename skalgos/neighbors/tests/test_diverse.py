@@ -208,7 +208,9 @@ def test_one_group_per_point_is_plain_knn():
     rng = np.random.default_rng(1)
     X = rng.normal(size=(400, 6))
     Q = rng.normal(size=(30, 6))
-    ref_d, ref_i = NearestNeighbors(n_neighbors=7, algorithm="brute").fit(X).kneighbors(Q)
+    ref_d, ref_i = (
+        NearestNeighbors(n_neighbors=7, algorithm="brute").fit(X).kneighbors(Q)
+    )
     groups = np.arange(400)
     d, i = diverse_kneighbors(X, groups, Q, n_neighbors=7)
     np.testing.assert_array_equal(i, ref_i)
@@ -390,7 +392,9 @@ def test_array_namespaces_give_numpy_answer(array_namespace, method):
     X = rng.normal(size=(200, 5))
     groups = rng.integers(0, 9, size=200)
     Q = rng.normal(size=(11, 5))
-    est = DiverseNearestNeighbors(n_neighbors=6, max_per_group=2, method=method, **SMALL)
+    est = DiverseNearestNeighbors(
+        n_neighbors=6, max_per_group=2, method=method, **SMALL
+    )
     ref_d, ref_i = est.fit(X, groups).kneighbors(Q)
     with array_namespace.dispatch():
         Xd, Qd = array_namespace.asarray(X), array_namespace.asarray(Q)
@@ -448,7 +452,11 @@ def test_cuda_kernel_under_simulator():
     )
     env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
     res = subprocess.run(
-        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300
+        [sys.executable, "-c", code],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert res.returncode == 0 and "ok" in res.stdout, res.stderr[-3000:]
 
