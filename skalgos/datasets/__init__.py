@@ -20,8 +20,8 @@ from ._kernel_ridge import (
 # --- cluster ---------------------------------------------------------------
 from ._cluster import make_drifting_blobs, make_planted_partition_graph  # noqa: F401, I001
 
-
 # --- neighbors -------------------------------------------------------------
+from ._neighbors import make_colored_manifold  # noqa: F401, I001
 
 
 # --- graph -----------------------------------------------------------------

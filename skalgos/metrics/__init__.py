@@ -19,8 +19,8 @@ section below; ``__all__`` lists every metric re-exported here.
 # --- cluster ---------------------------------------------------------------
 from ._correlation_clustering import correlation_clustering_cost  # noqa: F401, I001
 
-
 # --- neighbors -------------------------------------------------------------
+from ._neighbors import diverse_recall  # noqa: F401, I001
 
 
 # --- graph -----------------------------------------------------------------

@@ -126,7 +126,41 @@ _CLUSTER = {
 
 
 # --- neighbors ---------------------------------------------------------------
-_NEIGHBORS = {}
+def _neighbors_data(random_state):
+    # y carries the groups (colors): 6 groups, one of them dominant
+    X, _ = make_blobs(n_samples=60, centers=3, n_features=4, random_state=random_state)
+    rng = np.random.RandomState(random_state)
+    groups = np.where(rng.rand(60) < 0.6, 0, rng.randint(1, 6, size=60))
+    return X, groups, {}
+
+
+def _neighbors_output(est, X):
+    return est.kneighbors(X, return_distance=False)
+
+
+def _neighbors_score(est, X, y=None):
+    # a finite score for GridSearchCV: minus the mean distance to the neighbours
+    return -float(np.mean(est.kneighbors(X)[0]))
+
+
+_NEIGHBORS = {
+    "DiverseNearestNeighbors": {
+        "init": [
+            dict(
+                n_neighbors=3,
+                max_degree=8,
+                build_list_size=16,
+                search_list_size=20,
+                random_state=0,
+            ),
+            dict(n_neighbors=3, method="brute"),
+        ],
+        "data": _neighbors_data,
+        "output": _neighbors_output,
+        "scoring": _neighbors_score,
+        "grid": {"m": [1, 2]},
+    },
+}
 
 
 # --- graph -------------------------------------------------------------------

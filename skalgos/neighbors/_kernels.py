@@ -1,0 +1,702 @@
+"""Numba and ``numba.cuda`` kernels of diverse k-NN search.
+
+Everything here works on plain arrays:
+
+* ``data``: float32 array of shape (n, d); the graph code always uses squared
+  Euclidean distances (cosine and inner product are mapped to it by the
+  estimator, see :mod:`._diverse`).
+* ``codes``: int64 group code of each point, in ``0..n_codes-1``.
+* a graph is given as ``(start, deg, flat)``: the out-neighbours of ``i`` are
+  ``flat[start[i]:start[i] + deg[i]]``. The build uses a fixed-width table
+  (``start[i] = i * R``); queries use the final CSR arrays
+  (``start = indptr[:-1]``, ``deg = diff(indptr)``).
+
+The diverse priority queue (the paper's Algorithm 6) is a list sorted by
+distance of at most ``L`` entries with at most ``cap`` entries per group; the
+greedy search (Algorithm 7) expands the closest unexpanded entry until every
+entry is expanded; the prune (Algorithm 8) is RobustPrune in which a candidate
+is dropped once ``m`` distinct groups have blocked it, or once a point of its own
+group has.
+"""
+
+import math
+
+import numpy as np
+from numba import cuda, prange
+
+from ..utils._backend import cuda_jit, jit
+
+# ---------------------------------------------------------------------------
+# small helpers
+# ---------------------------------------------------------------------------
+
+
+@jit(fastmath=True)
+def _sqdist(data, i, q):
+    s = np.float32(0.0)
+    for t in range(data.shape[1]):
+        diff = data[i, t] - q[t]
+        s += diff * diff
+    return s
+
+
+@jit(fastmath=True)
+def _sqdist_rows(data, i, j):
+    s = np.float32(0.0)
+    for t in range(data.shape[1]):
+        diff = data[i, t] - data[j, t]
+        s += diff * diff
+    return s
+
+
+@jit
+def _queue_insert(p, d, c, codes, ids, dists, expd, size, L, cnt, cap):
+    """Insert ``p`` (distance ``d``, group ``c``) into the diverse queue.
+
+    Returns the new size. The queue is sorted by distance (ties keep insertion
+    order); ``cnt[c]`` counts the entries of group ``c``.
+    """
+    if size == L and d >= dists[size - 1]:
+        return size
+    if cnt[c] >= cap:
+        # the group is full: replace its worst entry if p is closer
+        j = size - 1
+        while j >= 0 and codes[ids[j]] != c:
+            j -= 1
+        if j < 0 or d >= dists[j]:
+            return size
+        for t in range(j, size - 1):
+            ids[t] = ids[t + 1]
+            dists[t] = dists[t + 1]
+            expd[t] = expd[t + 1]
+        size -= 1
+        cnt[c] -= 1
+    elif size == L:
+        cnt[codes[ids[size - 1]]] -= 1
+        size -= 1
+    pos = size
+    while pos > 0 and dists[pos - 1] > d:
+        pos -= 1
+    for t in range(size, pos, -1):
+        ids[t] = ids[t - 1]
+        dists[t] = dists[t - 1]
+        expd[t] = expd[t - 1]
+    ids[pos] = p
+    dists[pos] = d
+    expd[pos] = False
+    cnt[c] += 1
+    return size + 1
+
+
+@jit
+def _greedy_search(
+    data,
+    q,
+    codes,
+    start,
+    deg,
+    flat,
+    entry,
+    self_point,
+    L,
+    cap,
+    visited,
+    stamp,
+    ids,
+    dists,
+    expd,
+    cnt,
+    exp_out,
+):
+    """Best-first search with the diverse queue; returns (size, n_exp, n_dist).
+
+    With ``self_point >= 0`` the search starts from that point's neighbours and
+    never reports it (queries of the training points against themselves).
+    The ids of expanded nodes are written to ``exp_out`` (up to its length).
+    """
+    size = 0
+    n_dist = 0
+    n_exp = 0
+    if self_point >= 0:
+        visited[self_point] = stamp
+        s = start[self_point]
+        for t in range(deg[self_point]):
+            nb = flat[s + t]
+            if visited[nb] == stamp:
+                continue
+            visited[nb] = stamp
+            d = _sqdist(data, nb, q)
+            n_dist += 1
+            size = _queue_insert(
+                nb, d, codes[nb], codes, ids, dists, expd, size, L, cnt, cap
+            )
+    else:
+        visited[entry] = stamp
+        d = _sqdist(data, entry, q)
+        n_dist += 1
+        size = _queue_insert(
+            entry, d, codes[entry], codes, ids, dists, expd, size, L, cnt, cap
+        )
+    while True:
+        i = 0
+        while i < size and expd[i]:
+            i += 1
+        if i == size:
+            break
+        expd[i] = True
+        node = ids[i]
+        if n_exp < exp_out.shape[0]:
+            exp_out[n_exp] = node
+        n_exp += 1
+        s = start[node]
+        for t in range(deg[node]):
+            nb = flat[s + t]
+            if visited[nb] == stamp:
+                continue
+            visited[nb] = stamp
+            d = _sqdist(data, nb, q)
+            n_dist += 1
+            size = _queue_insert(
+                nb, d, codes[nb], codes, ids, dists, expd, size, L, cnt, cap
+            )
+    return size, n_exp, n_dist
+
+
+@jit
+def _truncate(ids, dists, size, codes, cnt, k, kprime, out_i, out_d):
+    """Greedy filter of a sorted list: at most ``kprime`` per group, ``k`` in all.
+
+    ``cnt`` must be zero for every group in the list; it is zero again on exit.
+    Unfilled slots get index -1 and distance inf.
+    """
+    taken = 0
+    for t in range(size):
+        if taken == k:
+            break
+        c = codes[ids[t]]
+        if cnt[c] < kprime:
+            cnt[c] += 1
+            out_i[taken] = ids[t]
+            out_d[taken] = dists[t]
+            taken += 1
+    for t in range(size):
+        cnt[codes[ids[t]]] = 0
+    for t in range(taken, k):
+        out_i[t] = -1
+        out_d[t] = np.inf
+    return taken
+
+
+# ---------------------------------------------------------------------------
+# search
+# ---------------------------------------------------------------------------
+
+
+@jit(parallel=True)
+def graph_search(
+    data,
+    codes,
+    n_codes,
+    start,
+    deg,
+    flat,
+    entry,
+    Q,
+    self_points,
+    k,
+    kprime,
+    L,
+    cap,
+    n_chunks,
+):
+    """Diverse (or, with ``cap >= L``, plain) graph search for every query.
+
+    Returns ``(indices, sqdists, n_dist)``: the greedy-filtered top ``k`` of the
+    final queue of size ``L``, at most ``kprime`` per group, and the number of
+    distance evaluations per query.
+    """
+    nq = Q.shape[0]
+    n = data.shape[0]
+    out_i = np.empty((nq, k), dtype=np.int64)
+    out_d = np.empty((nq, k), dtype=np.float32)
+    n_dist = np.zeros(nq, dtype=np.int64)
+    n_chunks = max(1, min(nq, n_chunks))
+    for ch in prange(n_chunks):
+        visited = np.zeros(n, dtype=np.int32)
+        ids = np.empty(L + 1, dtype=np.int64)
+        dists = np.empty(L + 1, dtype=np.float32)
+        expd = np.zeros(L + 1, dtype=np.bool_)
+        cnt = np.zeros(n_codes, dtype=np.int64)
+        exp_out = np.empty(0, dtype=np.int64)
+        lo = ch * nq // n_chunks
+        hi = (ch + 1) * nq // n_chunks
+        for qi in range(lo, hi):
+            stamp = qi - lo + 1
+            size, _, nd = _greedy_search(
+                data,
+                Q[qi],
+                codes,
+                start,
+                deg,
+                flat,
+                entry,
+                self_points[qi],
+                L,
+                cap,
+                visited,
+                stamp,
+                ids,
+                dists,
+                expd,
+                cnt,
+                exp_out,
+            )
+            n_dist[qi] = nd
+            for t in range(size):
+                cnt[codes[ids[t]]] = 0
+            _truncate(ids, dists, size, codes, cnt, k, kprime, out_i[qi], out_d[qi])
+    return out_i, out_d, n_dist
+
+
+@jit(parallel=True)
+def greedy_filter(cand_i, codes, n_codes, k, kprime, n_chunks):
+    """Greedy filter of candidate lists sorted by distance (``-1`` is padding).
+
+    Keeps each candidate unless its group already has ``kprime``, until ``k``
+    are kept: the second stage of the two-stage baseline (used on other
+    libraries' candidate lists in the benchmark).
+    """
+    nq, r = cand_i.shape
+    out_i = np.empty((nq, k), dtype=np.int64)
+    n_chunks = max(1, min(nq, n_chunks))
+    for ch in prange(n_chunks):
+        cnt = np.zeros(n_codes, dtype=np.int64)
+        lo = ch * nq // n_chunks
+        hi = (ch + 1) * nq // n_chunks
+        for qi in range(lo, hi):
+            taken = 0
+            for t in range(r):
+                if taken == k:
+                    break
+                p = cand_i[qi, t]
+                if p < 0:
+                    continue
+                c = codes[p]
+                if cnt[c] < kprime:
+                    cnt[c] += 1
+                    out_i[qi, taken] = p
+                    taken += 1
+            for t in range(r):
+                if cand_i[qi, t] >= 0:
+                    cnt[codes[cand_i[qi, t]]] = 0
+            for t in range(taken, k):
+                out_i[qi, t] = -1
+    return out_i
+
+
+# ---------------------------------------------------------------------------
+# build (DiverseIndex = DiskANN fast build with DiverseSearch and DiversePrune)
+# ---------------------------------------------------------------------------
+
+
+@jit
+def _prune(cand, cand_d, ncand, data, codes, alpha2, R, m, out, blk, nblk, removed):
+    """DiversePrune of one node; ``cand`` sorted by ``cand_d`` (distance to p).
+
+    With ``m <= 1`` this is DiskANN's RobustPrune. Returns the out-degree.
+    """
+    for j in range(ncand):
+        nblk[j] = 0
+        removed[j] = False
+    cnt = 0
+    for i in range(ncand):
+        if removed[i]:
+            continue
+        u = cand[i]
+        out[cnt] = u
+        cnt += 1
+        if cnt == R:
+            break
+        cu = codes[u]
+        for j in range(i + 1, ncand):
+            if removed[j]:
+                continue
+            w = cand[j]
+            if alpha2 * _sqdist_rows(data, u, w) <= cand_d[j]:
+                if m <= 1 or codes[w] == cu:
+                    removed[j] = True
+                    continue
+                seen = False
+                for t in range(nblk[j]):
+                    if blk[j * m + t] == cu:
+                        seen = True
+                        break
+                if not seen:
+                    blk[j * m + nblk[j]] = cu
+                    nblk[j] += 1
+                    if nblk[j] >= m:
+                        removed[j] = True
+    return cnt
+
+
+@jit
+def _sort_candidates(cand, cand_d, ncand):
+    order = np.argsort(cand_d[:ncand], kind="mergesort")
+    c2 = cand[:ncand][order].copy()
+    d2 = cand_d[:ncand][order].copy()
+    cand[:ncand] = c2
+    cand_d[:ncand] = d2
+
+
+@jit(parallel=True)
+def build_batch(
+    data,
+    codes,
+    n_codes,
+    adj,
+    deg,
+    entry,
+    batch,
+    L,
+    cap,
+    R,
+    alpha2,
+    m,
+    max_cand,
+    n_chunks,
+):
+    """Search and prune every point of ``batch`` against the current graph.
+
+    Reads ``adj``/``deg`` only; returns the new out-lists ``(new_adj, new_deg)``
+    of the batch points, one row each.
+    """
+    nb = batch.shape[0]
+    n = data.shape[0]
+    new_adj = np.empty((nb, R), dtype=np.int32)
+    new_deg = np.zeros(nb, dtype=np.int32)
+    start = np.arange(n) * R
+    flat = adj.ravel()
+    n_chunks = max(1, min(nb, n_chunks))
+    for ch in prange(n_chunks):
+        visited = np.zeros(n, dtype=np.int32)
+        ids = np.empty(L + 1, dtype=np.int64)
+        dists = np.empty(L + 1, dtype=np.float32)
+        expd = np.zeros(L + 1, dtype=np.bool_)
+        cnt = np.zeros(n_codes, dtype=np.int64)
+        exp_out = np.empty(max_cand, dtype=np.int64)
+        cand = np.empty(max_cand + L, dtype=np.int64)
+        cand_d = np.empty(max_cand + L, dtype=np.float32)
+        out = np.empty(R, dtype=np.int64)
+        blk = np.empty((max_cand + L) * max(m, 1), dtype=np.int64)
+        nblk = np.empty(max_cand + L, dtype=np.int64)
+        removed = np.empty(max_cand + L, dtype=np.bool_)
+        lo = ch * nb // n_chunks
+        hi = (ch + 1) * nb // n_chunks
+        for bi in range(lo, hi):
+            p = batch[bi]
+            stamp = bi - lo + 1
+            q = data[p]
+            size, n_exp, _ = _greedy_search(
+                data,
+                q,
+                codes,
+                start,
+                deg,
+                flat,
+                entry,
+                -1,
+                L,
+                cap,
+                visited,
+                stamp,
+                ids,
+                dists,
+                expd,
+                cnt,
+                exp_out,
+            )
+            for t in range(size):
+                cnt[codes[ids[t]]] = 0
+            # candidates: the expanded nodes (the final queue is all expanded)
+            ncand = 0
+            for t in range(min(n_exp, max_cand)):
+                v = exp_out[t]
+                if v != p:
+                    cand[ncand] = v
+                    cand_d[ncand] = _sqdist(data, v, q)
+                    ncand += 1
+            _sort_candidates(cand, cand_d, ncand)
+            dcount = _prune(
+                cand, cand_d, ncand, data, codes, alpha2, R, m, out, blk, nblk, removed
+            )
+            for t in range(dcount):
+                new_adj[bi, t] = out[t]
+            new_deg[bi] = dcount
+    return new_adj, new_deg
+
+
+@jit(parallel=True)
+def add_reverse_edges(
+    data, codes, adj, deg, targets, t_ptr, sources, alpha2, R, m, n_chunks
+):
+    """Add edges ``target -> source`` (grouped by target); re-prune overflows.
+
+    ``sources[t_ptr[j]:t_ptr[j+1]]`` are the new in-neighbours of
+    ``targets[j]``. A node whose degree would exceed ``R`` is re-pruned with the
+    same (diverse) rule, so the reverse edges keep the build's property.
+    """
+    nt = targets.shape[0]
+    n_chunks = max(1, min(nt, n_chunks))
+    for ch in prange(n_chunks):
+        size_max = R + 1
+        for j in range(nt):
+            w = t_ptr[j + 1] - t_ptr[j]
+            if R + w > size_max:
+                size_max = R + w
+        cand = np.empty(size_max, dtype=np.int64)
+        cand_d = np.empty(size_max, dtype=np.float32)
+        out = np.empty(R, dtype=np.int64)
+        blk = np.empty(size_max * max(m, 1), dtype=np.int64)
+        nblk = np.empty(size_max, dtype=np.int64)
+        removed = np.empty(size_max, dtype=np.bool_)
+        lo = ch * nt // n_chunks
+        hi = (ch + 1) * nt // n_chunks
+        for j in range(lo, hi):
+            u = targets[j]
+            ncand = 0
+            for t in range(deg[u]):
+                cand[ncand] = adj[u, t]
+                ncand += 1
+            for s in range(t_ptr[j], t_ptr[j + 1]):
+                v = sources[s]
+                dup = False
+                for t in range(ncand):
+                    if cand[t] == v:
+                        dup = True
+                        break
+                if not dup and v != u:
+                    cand[ncand] = v
+                    ncand += 1
+            if ncand <= R:
+                for t in range(ncand):
+                    adj[u, t] = cand[t]
+                deg[u] = ncand
+                continue
+            for t in range(ncand):
+                cand_d[t] = _sqdist_rows(data, u, cand[t])
+            _sort_candidates(cand, cand_d, ncand)
+            dcount = _prune(
+                cand, cand_d, ncand, data, codes, alpha2, R, m, out, blk, nblk, removed
+            )
+            for t in range(dcount):
+                adj[u, t] = out[t]
+            deg[u] = dcount
+
+
+# ---------------------------------------------------------------------------
+# exact (brute-force) diverse top-k
+# ---------------------------------------------------------------------------
+
+
+@jit
+def _diverse_topk_row(
+    D, codes, k, kprime, skip, cbuf_d, cbuf_i, ccnt, touched, out_i, out_d
+):
+    """Exact greedy answer of one row of distances ``D``.
+
+    Keeps the ``kprime`` nearest points of each group (ties to the smaller
+    index), then the ``k`` nearest of those. That is the greedy scan by
+    distance, which is optimal for the partition-matroid constraint.
+    """
+    n = D.shape[0]
+    nt = 0
+    for j in range(n):
+        if j == skip:
+            continue
+        d = D[j]
+        if d != d:  # NaN distances never qualify
+            continue
+        c = codes[j]
+        base = c * kprime
+        m = ccnt[c]
+        if m == 0:
+            touched[nt] = c
+            nt += 1
+        if m < kprime:
+            pos = m
+            ccnt[c] = m + 1
+        elif d < cbuf_d[base + kprime - 1]:
+            pos = kprime - 1
+        else:
+            continue
+        while pos > 0 and cbuf_d[base + pos - 1] > d:
+            cbuf_d[base + pos] = cbuf_d[base + pos - 1]
+            cbuf_i[base + pos] = cbuf_i[base + pos - 1]
+            pos -= 1
+        cbuf_d[base + pos] = d
+        cbuf_i[base + pos] = j
+    taken = 0
+    for a in range(nt):
+        c = touched[a]
+        base = c * kprime
+        for b in range(ccnt[c]):
+            d = cbuf_d[base + b]
+            i = cbuf_i[base + b]
+            if taken == k and (
+                d > out_d[k - 1] or (d == out_d[k - 1] and i > out_i[k - 1])
+            ):
+                break  # later entries of this group are farther still
+            pos = taken if taken < k else k - 1
+            if taken < k:
+                taken += 1
+            while pos > 0 and (
+                out_d[pos - 1] > d or (out_d[pos - 1] == d and out_i[pos - 1] > i)
+            ):
+                out_d[pos] = out_d[pos - 1]
+                out_i[pos] = out_i[pos - 1]
+                pos -= 1
+            out_d[pos] = d
+            out_i[pos] = i
+        ccnt[c] = 0
+    for t in range(taken, k):
+        out_i[t] = -1
+        out_d[t] = np.inf
+    return taken
+
+
+@jit(parallel=True)
+def diverse_topk(D, codes, n_codes, k, kprime, skip, n_chunks):
+    """Exact diverse top-k of each row of a distance block ``D`` (nq, n).
+
+    ``skip[i] >= 0`` leaves that column out of row ``i``.
+    """
+    nq = D.shape[0]
+    out_i = np.empty((nq, k), dtype=np.int64)
+    out_d = np.empty((nq, k), dtype=D.dtype)
+    n_chunks = max(1, min(nq, n_chunks))
+    for ch in prange(n_chunks):
+        cbuf_d = np.empty(n_codes * kprime, dtype=D.dtype)
+        cbuf_i = np.empty(n_codes * kprime, dtype=np.int64)
+        ccnt = np.zeros(n_codes, dtype=np.int64)
+        touched = np.empty(n_codes, dtype=np.int64)
+        lo = ch * nq // n_chunks
+        hi = (ch + 1) * nq // n_chunks
+        for qi in range(lo, hi):
+            _diverse_topk_row(
+                D[qi],
+                codes,
+                k,
+                kprime,
+                skip[qi],
+                cbuf_d,
+                cbuf_i,
+                ccnt,
+                touched,
+                out_i[qi],
+                out_d[qi],
+            )
+    return out_i, out_d
+
+
+# ---------------------------------------------------------------------------
+# numba.cuda: batched brute-force diverse top-k, one thread per query
+# ---------------------------------------------------------------------------
+
+
+@cuda_jit
+def _diverse_topk_cuda(
+    data, Q, codes, k, kprime, cbuf_d, cbuf_i, ccnt, touched, out_i, out_d
+):
+    qi = cuda.grid(1)
+    if qi >= Q.shape[0]:
+        return
+    n = data.shape[0]
+    nt = 0
+    for j in range(n):
+        d = 0.0
+        for t in range(data.shape[1]):
+            diff = data[j, t] - Q[qi, t]
+            d += diff * diff
+        c = codes[j]
+        base = c * kprime
+        m = ccnt[qi, c]
+        if m == 0:
+            touched[qi, nt] = c
+            nt += 1
+        if m < kprime:
+            pos = m
+            ccnt[qi, c] = m + 1
+        elif d < cbuf_d[qi, base + kprime - 1]:
+            pos = kprime - 1
+        else:
+            continue
+        while pos > 0 and cbuf_d[qi, base + pos - 1] > d:
+            cbuf_d[qi, base + pos] = cbuf_d[qi, base + pos - 1]
+            cbuf_i[qi, base + pos] = cbuf_i[qi, base + pos - 1]
+            pos -= 1
+        cbuf_d[qi, base + pos] = d
+        cbuf_i[qi, base + pos] = j
+    taken = 0
+    for a in range(nt):
+        c = touched[qi, a]
+        base = c * kprime
+        for b in range(ccnt[qi, c]):
+            d = cbuf_d[qi, base + b]
+            i = cbuf_i[qi, base + b]
+            if taken == k:
+                last_d = out_d[qi, k - 1]
+                if d > last_d or (d == last_d and i > out_i[qi, k - 1]):
+                    break
+            pos = taken
+            if taken < k:
+                taken += 1
+            else:
+                pos = k - 1
+            while pos > 0 and (
+                out_d[qi, pos - 1] > d
+                or (out_d[qi, pos - 1] == d and out_i[qi, pos - 1] > i)
+            ):
+                out_d[qi, pos] = out_d[qi, pos - 1]
+                out_i[qi, pos] = out_i[qi, pos - 1]
+                pos -= 1
+            out_d[qi, pos] = d
+            out_i[qi, pos] = i
+    for t in range(taken, k):
+        out_i[qi, t] = -1
+        out_d[qi, t] = math.inf
+
+
+def diverse_topk_cuda(data, Q, codes, n_codes, k, kprime, threads_per_block=64):
+    """Exact squared-Euclidean diverse top-k with the ``numba.cuda`` kernel.
+
+    One GPU thread per query computes its distances on the fly and keeps the
+    ``kprime`` nearest points of each group in global scratch memory, then
+    merges them into the ``k`` nearest. ``data``/``Q`` may be NumPy or CUDA
+    arrays (CuPy, torch); runs on the CPU under ``NUMBA_ENABLE_CUDASIM=1``.
+
+    Returns
+    -------
+    indices : ndarray of shape (n_queries, k), int64, -1 for padding
+    sqdists : ndarray of shape (n_queries, k), inf for padding
+    """
+    nq = Q.shape[0]
+    if hasattr(data, "__cuda_array_interface__"):
+        data = cuda.as_cuda_array(data)
+    else:
+        data = cuda.to_device(np.ascontiguousarray(data, dtype=np.float64))
+    if hasattr(Q, "__cuda_array_interface__"):
+        Q = cuda.as_cuda_array(Q)
+    else:
+        Q = cuda.to_device(np.ascontiguousarray(Q, dtype=np.float64))
+    codes = cuda.to_device(np.ascontiguousarray(codes, dtype=np.int64))
+    cbuf_d = cuda.device_array((nq, n_codes * kprime), dtype=np.float64)
+    cbuf_i = cuda.device_array((nq, n_codes * kprime), dtype=np.int64)
+    ccnt = cuda.to_device(np.zeros((nq, n_codes), dtype=np.int64))
+    touched = cuda.device_array((nq, n_codes), dtype=np.int64)
+    out_i = cuda.device_array((nq, k), dtype=np.int64)
+    out_d = cuda.device_array((nq, k), dtype=np.float64)
+    blocks = max(1, (nq + threads_per_block - 1) // threads_per_block)
+    _diverse_topk_cuda[blocks, threads_per_block](
+        data, Q, codes, k, kprime, cbuf_d, cbuf_i, ccnt, touched, out_i, out_d
+    )
+    return out_i.copy_to_host(), out_d.copy_to_host()

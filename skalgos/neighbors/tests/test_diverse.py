@@ -1,0 +1,490 @@
+"""DiverseNearestNeighbors: feasibility, exactness oracles, reductions, errors."""
+
+import os
+import pickle
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from sklearn.neighbors import NearestNeighbors
+
+from skalgos.datasets import make_colored_manifold
+from skalgos.metrics import diverse_recall
+from skalgos.neighbors import DiverseNearestNeighbors, diverse_kneighbors
+from skalgos.neighbors import _kernels as K
+
+SMALL = dict(max_degree=8, build_list_size=16, search_list_size=24, random_state=0)
+
+
+def python_diverse_knn(X, groups, q, k, kprime, metric="euclidean", skip=None):
+    """Plain-Python greedy oracle: scan by (distance, index), cap each group."""
+    X = np.asarray(X, dtype=float)
+    q = np.asarray(q, dtype=float)
+    if metric in ("euclidean", "sqeuclidean"):
+        d = [float(np.sum((x - q) ** 2)) for x in X]
+    elif metric == "cosine":
+        d = [1 - float(x @ q) / (np.linalg.norm(x) * np.linalg.norm(q)) for x in X]
+    else:
+        d = [-float(x @ q) for x in X]
+    order = sorted(range(len(X)), key=lambda i: (d[i], i))
+    count, out = {}, []
+    for i in order:
+        if i == skip:
+            continue
+        g = groups[i]
+        if count.get(g, 0) < kprime:
+            count[g] = count.get(g, 0) + 1
+            out.append(i)
+            if len(out) == k:
+                break
+    return out + [-1] * (k - len(out))
+
+
+def assert_feasible(ind, dist, groups, kprime, X, Q, metric="euclidean"):
+    groups = np.asarray(groups)
+    for row, drow, q in zip(ind, dist, Q):
+        valid = row[row >= 0]
+        assert len(set(valid.tolist())) == len(valid), "duplicate neighbours"
+        assert np.all(row[: len(valid)] >= 0), "padding must come last"
+        _, counts = np.unique(groups[valid], return_counts=True)
+        assert counts.size == 0 or counts.max() <= kprime, "group cap violated"
+        assert np.all(np.isinf(drow[len(valid) :]))
+        if metric == "euclidean":
+            np.testing.assert_allclose(
+                drow[: len(valid)], np.linalg.norm(X[valid] - q, axis=1), rtol=1e-6
+            )
+        assert np.all(np.diff(drow[: len(valid)]) >= -1e-5), "not sorted by distance"
+
+
+# --------------------------------------------------------------------------- cap
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    n=st.integers(2, 60),
+    n_groups=st.integers(1, 8),
+    k=st.integers(1, 12),
+    kprime=st.integers(1, 4),
+    method=st.sampled_from(["graph", "two_stage", "brute"]),
+    build=st.sampled_from(["diverse", "standard"]),
+    seed=st.integers(0, 10_000),
+)
+def test_color_cap_always_holds(n, n_groups, k, kprime, method, build, seed):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    groups = rng.integers(0, n_groups, size=n)
+    k = min(k, n)
+    nn = DiverseNearestNeighbors(
+        n_neighbors=k, max_per_group=kprime, method=method, build=build, **SMALL
+    ).fit(X, groups)
+    Q = rng.normal(size=(5, 3))
+    dist, ind = nn.kneighbors(Q)
+    assert ind.shape == (5, k)
+    assert_feasible(ind, dist, groups, kprime, X, Q)
+    # when enough points can be reported, the exhaustive paths fill every row
+    feasible = sum(min(c, kprime) for c in np.bincount(groups))
+    if method == "brute":
+        assert np.all((ind >= 0).sum(axis=1) == min(k, feasible))
+    if n > 1 and k < n:
+        d2, i2 = nn.kneighbors(None, n_neighbors=min(k, n - 1))
+        assert_feasible(i2, d2, groups, kprime, X, X)
+        assert not np.any(i2 == np.arange(n)[:, None]), "a point is its own neighbour"
+
+
+# --------------------------------------------------------------------------- exactness
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    n=st.integers(1, 40),
+    n_groups=st.integers(1, 6),
+    k=st.integers(1, 8),
+    kprime=st.integers(1, 3),
+    metric=st.sampled_from(["euclidean", "sqeuclidean"]),
+    seed=st.integers(0, 10_000),
+)
+def test_brute_equals_python_oracle_with_ties(n, n_groups, k, kprime, metric, seed):
+    # small integer coordinates: many exact ties and duplicate points
+    rng = np.random.default_rng(seed)
+    X = rng.integers(-2, 3, size=(n, 2)).astype(float)
+    groups = rng.integers(0, n_groups, size=n)
+    Q = rng.integers(-2, 3, size=(4, 2)).astype(float)
+    k = min(k, n)
+    _, ind = diverse_kneighbors(
+        X, groups, Q, n_neighbors=k, max_per_group=kprime, metric=metric
+    )
+    expected = [python_diverse_knn(X, groups, q, k, kprime, metric) for q in Q]
+    np.testing.assert_array_equal(ind, expected)
+    if n > k:
+        est = DiverseNearestNeighbors(
+            n_neighbors=k, max_per_group=kprime, method="brute", metric=metric
+        ).fit(X, groups)
+        expected = [
+            python_diverse_knn(X, groups, X[i], k, kprime, metric, skip=i)
+            for i in range(n)
+        ]
+        np.testing.assert_array_equal(est.kneighbors(return_distance=False), expected)
+
+
+@pytest.mark.parametrize("metric", ["cosine", "inner_product"])
+def test_brute_other_metrics_match_oracle(metric):
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(80, 5))
+    groups = rng.integers(0, 7, size=80)
+    Q = rng.normal(size=(6, 5))
+    dist, ind = diverse_kneighbors(
+        X, groups, Q, n_neighbors=5, max_per_group=2, metric=metric
+    )
+    expected = [python_diverse_knn(X, groups, q, 5, 2, metric) for q in Q]
+    np.testing.assert_array_equal(ind, expected)
+    if metric == "cosine":
+        ref = 1 - (X[ind] @ Q[:, :, None])[..., 0] / (
+            np.linalg.norm(X[ind], axis=2) * np.linalg.norm(Q, axis=1)[:, None]
+        )
+    else:
+        ref = -(X[ind] @ Q[:, :, None])[..., 0]
+    np.testing.assert_allclose(dist, ref, rtol=1e-10, atol=1e-12)
+
+
+def reachable(nn):
+    seen = np.zeros(nn.n_samples_fit_, dtype=bool)
+    stack = [nn.entry_point_]
+    seen[nn.entry_point_] = True
+    while stack:
+        i = stack.pop()
+        for j in nn.graph_indices_[nn.graph_indptr_[i] : nn.graph_indptr_[i + 1]]:
+            if not seen[j]:
+                seen[j] = True
+                stack.append(j)
+    return np.flatnonzero(seen)
+
+
+def test_exhaustive_graph_search_is_exact_on_the_reachable_points():
+    # with the queue as large as the data, the search visits every point
+    # reachable from the seed, so its answer is the exact answer over those
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 4))
+    groups = rng.integers(0, 12, size=300)
+    Q = rng.normal(size=(20, 4))
+    for build in ("diverse", "standard"):
+        nn = DiverseNearestNeighbors(
+            n_neighbors=8, max_per_group=2, build=build, **SMALL
+        ).fit(X, groups)
+        seen = reachable(nn)
+        assert seen.size >= 0.98 * 300
+        _, exact = diverse_kneighbors(
+            X[seen], groups[seen], Q, n_neighbors=8, max_per_group=2
+        )
+        exact = seen[exact]
+        for method in ("graph", "two_stage"):
+            ind = nn.kneighbors(Q, search_list_size=300, method=method)[1]
+            np.testing.assert_array_equal(ind, exact, err_msg=f"{build}/{method}")
+
+
+def test_graph_recall_on_10k_generated_set_with_defaults():
+    X, groups = make_colored_manifold(
+        10_200, n_features=32, intrinsic_dim=6, n_groups=501, random_state=0
+    )
+    Xq, X, groups = X[10_000:], X[:10_000], groups[:10_000]
+    _, truth = diverse_kneighbors(X, groups, Xq)
+    nn = DiverseNearestNeighbors(random_state=0).fit(X, groups)
+    ind = nn.kneighbors(Xq, return_distance=False)
+    assert diverse_recall(ind, truth) >= 0.95
+    # the paper's ablation at a small queue: the diverse build wins
+    small = nn.kneighbors(Xq, search_list_size=12, return_distance=False)
+    std = DiverseNearestNeighbors(build="standard", random_state=0).fit(X, groups)
+    small_std = std.kneighbors(Xq, search_list_size=12, return_distance=False)
+    assert diverse_recall(small, truth) > diverse_recall(small_std, truth)
+
+
+# --------------------------------------------------------------------------- reductions
+
+
+def test_one_group_per_point_is_plain_knn():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(400, 6))
+    Q = rng.normal(size=(30, 6))
+    ref_d, ref_i = (
+        NearestNeighbors(n_neighbors=7, algorithm="brute").fit(X).kneighbors(Q)
+    )
+    groups = np.arange(400)
+    d, i = diverse_kneighbors(X, groups, Q, n_neighbors=7)
+    np.testing.assert_array_equal(i, ref_i)
+    np.testing.assert_allclose(d, ref_d, rtol=1e-10)
+    nn = DiverseNearestNeighbors(n_neighbors=7, random_state=0).fit(X, groups)
+    gd, gi = nn.kneighbors(Q)
+    assert diverse_recall(gi, ref_i) >= 0.99
+    # lifting the cap (k' >= k) is plain k-NN too, whatever the groups
+    nn2 = DiverseNearestNeighbors(n_neighbors=7, random_state=0).fit(X, np.zeros(400))
+    gi2 = nn2.kneighbors(Q, max_per_group=7, search_list_size=100)[1]
+    assert diverse_recall(gi2, ref_i) >= 0.99
+    _, bi = diverse_kneighbors(X, np.zeros(400), Q, n_neighbors=7, max_per_group=None)
+    np.testing.assert_array_equal(bi, ref_i)
+
+
+def test_m_equal_one_is_the_standard_build():
+    X, groups = make_colored_manifold(800, 8, 3, 21, 0.8, random_state=2)
+    a = DiverseNearestNeighbors(build="diverse", m=1, **SMALL).fit(X, groups)
+    b = DiverseNearestNeighbors(build="standard", m=3, **SMALL).fit(X, groups)
+    # the diverse build's search caps each group at L // m = L: the same build
+    np.testing.assert_array_equal(a.graph_indptr_, b.graph_indptr_)
+    np.testing.assert_array_equal(a.graph_indices_, b.graph_indices_)
+
+
+def test_relabelling_groups_changes_nothing_and_degree_bound():
+    X, groups = make_colored_manifold(600, 8, 3, 15, 0.7, random_state=4)
+    names = np.array([f"seller-{(7 * g) % 15:02d}" for g in groups])
+    a = DiverseNearestNeighbors(**SMALL).fit(X, groups)
+    b = DiverseNearestNeighbors(**SMALL).fit(X, names)
+    np.testing.assert_array_equal(a.graph_indices_, b.graph_indices_)
+    Q = X[:25] + 0.01
+    np.testing.assert_array_equal(a.kneighbors(Q)[1], b.kneighbors(Q)[1])
+    deg = np.diff(a.graph_indptr_)
+    assert deg.max() <= SMALL["max_degree"] and deg.min() >= 1
+    for i in range(600):
+        row = a.graph_indices_[a.graph_indptr_[i] : a.graph_indptr_[i + 1]]
+        assert i not in row and len(set(row.tolist())) == len(row)
+
+
+def python_diverse_prune(p, cand, X, groups, alpha, R, m):
+    """Algorithm 8 (DiversePrune) written plainly; m=1 is RobustPrune."""
+    d = lambda a, b: float(np.sum((X[a] - X[b]) ** 2))  # noqa: E731
+    V = sorted(cand, key=lambda v: (d(p, v), cand.index(v)))
+    blockers = {v: set() for v in V}
+    out = []
+    while V and len(out) < R:
+        u = V.pop(0)
+        out.append(u)
+        keep = []
+        for w in V:
+            if alpha**2 * d(u, w) <= d(p, w):
+                blockers[w].add(groups[u])
+                if m <= 1 or groups[u] == groups[w] or len(blockers[w]) >= m:
+                    continue
+            keep.append(w)
+        V = keep
+    return out
+
+
+@pytest.mark.parametrize("m", [1, 2, 3])
+def test_prune_kernel_matches_algorithm_8(m):
+    rng = np.random.default_rng(m)
+    X = rng.normal(size=(120, 3)).astype(np.float32)
+    groups = rng.integers(0, 4, size=120)
+    for p in range(10):
+        cand = [int(v) for v in rng.choice(np.arange(10, 120), 60, replace=False)]
+        expected = python_diverse_prune(p, cand, X, groups, 1.2, 12, m)
+        c = np.array(sorted(cand, key=lambda v: float(np.sum((X[p] - X[v]) ** 2))))
+        cd = np.array([np.sum((X[p] - X[v]) ** 2) for v in c], dtype=np.float32)
+        out = np.empty(12, dtype=np.int64)
+        cnt = K._prune(
+            c, cd, c.size, X, groups.astype(np.int64), np.float32(1.44), 12, m, out,
+            np.empty(c.size * m, np.int64), np.empty(c.size, np.int64),
+            np.empty(c.size, np.bool_),
+        )  # fmt: skip
+        assert out[:cnt].tolist() == expected
+
+
+# --------------------------------------------------------------------------- errors
+
+
+def test_bad_input_errors():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(20, 3))
+    g = rng.integers(0, 3, size=20)
+    with pytest.raises(ValueError, match="groups"):
+        DiverseNearestNeighbors().fit(X)
+    with pytest.raises(ValueError, match="one label per sample"):
+        DiverseNearestNeighbors().fit(X, groups=g[:5])
+    with pytest.raises(ValueError, match="either as y or as groups"):
+        DiverseNearestNeighbors().fit(X, g, groups=g[::-1])
+    with pytest.raises(ValueError, match="NaN"):
+        DiverseNearestNeighbors().fit(np.where(X > 1, np.nan, X), g)
+    with pytest.raises(ValueError, match="NaN"):
+        DiverseNearestNeighbors().fit(X, np.where(g > 0, np.nan, 1.0))
+    nn = DiverseNearestNeighbors(n_neighbors=3, **SMALL).fit(X, g)
+    with pytest.raises(ValueError, match="n_neighbors <= n_samples_fit"):
+        nn.kneighbors(X, n_neighbors=21)
+    with pytest.raises(ValueError, match="n_neighbors < n_samples_fit"):
+        nn.kneighbors(n_neighbors=20)
+    with pytest.raises(ValueError, match="features"):
+        nn.kneighbors(np.ones((2, 4)))
+    with pytest.raises(ValueError, match="NaN"):
+        nn.kneighbors(np.full((1, 3), np.nan))
+    with pytest.raises(ValueError, match="max_per_group"):
+        nn.kneighbors(X, max_per_group=0)
+    with pytest.raises(ValueError, match="method"):
+        nn.kneighbors(X, method="hnsw")
+    brute = DiverseNearestNeighbors(method="brute").fit(X, g)
+    with pytest.raises(ValueError, match="needs a graph"):
+        brute.kneighbors(X, method="graph")
+
+
+def test_too_few_groups_gives_a_padded_answer():
+    X = np.arange(10.0)[:, None]
+    g = np.array([0] * 8 + [1, 2])
+    for method in ("graph", "two_stage", "brute"):
+        nn = DiverseNearestNeighbors(n_neighbors=5, method=method, **SMALL).fit(X, g)
+        d, i = nn.kneighbors([[0.0]])
+        np.testing.assert_array_equal(i, [[0, 8, 9, -1, -1]])
+        assert np.all(np.isinf(d[0, 3:]))
+
+
+# --------------------------------------------------------------------------- persistence
+
+
+def test_save_load_and_pickle(tmp_path):
+    X, groups = make_colored_manifold(500, 8, 3, 11, 0.8, random_state=0)
+    labels = np.array([f"brand{g}" for g in groups])
+    nn = DiverseNearestNeighbors(metric="inner_product", **SMALL).fit(X, labels)
+    Q = X[:15] * 0.9
+    ref = nn.kneighbors(Q)
+    nn.save(tmp_path / "index")
+    loaded = DiverseNearestNeighbors.load(tmp_path / "index.npz")
+    assert loaded.get_params() == nn.get_params()
+    for a, b in zip(ref, loaded.kneighbors(Q)):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(loaded.group_labels_, nn.group_labels_)
+    for a, b in zip(ref, pickle.loads(pickle.dumps(nn)).kneighbors(Q)):
+        np.testing.assert_array_equal(a, b)
+    # a file of another version, or not an index at all, is refused clearly
+    data = dict(np.load(tmp_path / "index.npz"))
+    data["version"] = np.array(99)
+    np.savez(tmp_path / "future.npz", **data)
+    with pytest.raises(ValueError, match="format version 99"):
+        DiverseNearestNeighbors.load(tmp_path / "future.npz")
+    np.savez(tmp_path / "other.npz", a=np.ones(3))
+    with pytest.raises(ValueError, match="not a saved"):
+        DiverseNearestNeighbors.load(tmp_path / "other.npz")
+    (tmp_path / "junk.npz").write_text("hello")
+    with pytest.raises(ValueError, match="not a saved"):
+        DiverseNearestNeighbors.load(tmp_path / "junk.npz")
+    obj = DiverseNearestNeighbors(method="brute").fit(
+        X[:5], np.array(list("abcde"), dtype=object)
+    )
+    with pytest.raises(TypeError, match="object dtype"):
+        obj.save(tmp_path / "obj")
+
+
+def test_inner_product_graph_matches_brute():
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(1500, 8)) * rng.uniform(0.5, 2.0, size=(1500, 1))
+    groups = rng.integers(0, 30, size=1500)
+    Q = rng.normal(size=(40, 8))
+    nn = DiverseNearestNeighbors(metric="inner_product", random_state=0).fit(X, groups)
+    _, truth = nn.kneighbors(Q, method="brute")
+    assert diverse_recall(nn.kneighbors(Q)[1], truth) >= 0.95
+    cos = DiverseNearestNeighbors(metric="cosine", random_state=0).fit(X, groups)
+    _, truth = cos.kneighbors(Q, method="brute")
+    assert diverse_recall(cos.kneighbors(Q)[1], truth) >= 0.95
+
+
+# --------------------------------------------------------------------------- namespaces
+
+
+@pytest.mark.parametrize("method", ["brute", "two_stage"])
+def test_array_namespaces_give_numpy_answer(array_namespace, method):
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(200, 5))
+    groups = rng.integers(0, 9, size=200)
+    Q = rng.normal(size=(11, 5))
+    est = DiverseNearestNeighbors(
+        n_neighbors=6, max_per_group=2, method=method, **SMALL
+    )
+    ref_d, ref_i = est.fit(X, groups).kneighbors(Q)
+    with array_namespace.dispatch():
+        Xd, Qd = array_namespace.asarray(X), array_namespace.asarray(Q)
+        est_xp = DiverseNearestNeighbors(
+            n_neighbors=6, max_per_group=2, method=method, **SMALL
+        ).fit(Xd, groups)
+        d, i = est_xp.kneighbors(Qd)
+        self_i = est_xp.kneighbors(return_distance=False)
+    assert type(i) is type(Qd) and type(d) is type(Qd)
+    np.testing.assert_array_equal(array_namespace.to_numpy(i), ref_i)
+    np.testing.assert_allclose(array_namespace.to_numpy(d), ref_d, rtol=1e-10)
+    np.testing.assert_array_equal(
+        array_namespace.to_numpy(self_i), est.kneighbors(return_distance=False)
+    )
+
+
+# --------------------------------------------------------------------------- kernels
+
+
+def test_brute_kernel_cpu_matches_oracle_unconstrained_and_capped():
+    rng = np.random.default_rng(9)
+    D = rng.integers(0, 6, size=(30, 50)).astype(np.float64)  # ties
+    codes = rng.integers(0, 5, size=50)
+    for kp in (1, 2, 10):
+        ind, dist = K.diverse_topk(D, codes, 5, 10, kp, np.full(30, -1), 2)
+        for r in range(30):
+            order = sorted(range(50), key=lambda j: (D[r, j], j))
+            cnt, exp = {}, []
+            for j in order:
+                if cnt.get(codes[j], 0) < kp:
+                    cnt[codes[j]] = cnt.get(codes[j], 0) + 1
+                    exp.append(j)
+            exp = (exp + [-1] * 10)[:10]
+            assert ind[r].tolist() == exp
+
+
+def test_cuda_kernel_under_simulator():
+    code = textwrap.dedent(
+        """
+        import numpy as np
+        from skalgos.neighbors._kernels import diverse_topk, diverse_topk_cuda
+        rng = np.random.default_rng(0)
+        X = rng.integers(-2, 3, size=(40, 3)).astype(np.float64)
+        Q = rng.integers(-2, 3, size=(6, 3)).astype(np.float64)
+        codes = rng.integers(0, 4, size=40)
+        D = ((Q[:, None, :] - X[None, :, :]) ** 2).sum(-1)
+        for kp in (1, 2):
+            got_i, got_d = diverse_topk_cuda(X, Q, codes, 4, 7, kp, threads_per_block=4)
+            ref_i, ref_d = diverse_topk(D, codes, 4, 7, kp, np.full(6, -1), 1)
+            assert (got_i == ref_i).all(), (got_i, ref_i)
+            assert np.allclose(got_d, ref_d)
+            assert (got_i[:, 4:] == -1).all() == (kp == 1)
+        print("ok")
+        """
+    )
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
+    res = subprocess.run(
+        [sys.executable, "-c", code],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert res.returncode == 0 and "ok" in res.stdout, res.stderr[-3000:]
+
+
+# --------------------------------------------------------------------------- metric, data
+
+
+def test_diverse_recall():
+    assert diverse_recall([[0, 1]], [[1, 0]]) == 1.0
+    assert diverse_recall([[0, -1]], [[0, 3]]) == 0.5
+    assert diverse_recall([[-1, -1]], [[-1, -1]]) == 1.0
+    assert diverse_recall([[5, 6], [0, 1]], [[1, 2], [0, 1]]) == 0.5
+    with pytest.raises(ValueError, match="2-D"):
+        diverse_recall([0, 1], [[0, 1]])
+    with pytest.raises(ValueError, match="queries"):
+        diverse_recall([[0, 1]], [[0, 1], [2, 3]])
+
+
+def test_make_colored_manifold():
+    X, g = make_colored_manifold(4000, 20, 3, 101, 0.9, random_state=0)
+    X2, g2 = make_colored_manifold(4000, 20, 3, 101, 0.9, random_state=0)
+    np.testing.assert_array_equal(X, X2)
+    np.testing.assert_array_equal(g, g2)
+    assert X.shape == (4000, 20) and g.min() >= 0 and g.max() <= 100
+    assert 0.88 < np.mean(g == 0) < 0.92
+    assert np.unique(g).size > 90
+    # low intrinsic dimension: a few principal components carry most variance
+    s = np.linalg.svd(X - X.mean(0), compute_uv=False) ** 2
+    assert s[:6].sum() / s.sum() > 0.9
+    _, one = make_colored_manifold(50, 4, 2, 1, 0.5, random_state=0)
+    assert np.all(one == 0)
