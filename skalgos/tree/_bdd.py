@@ -90,7 +90,7 @@ def _route(codes, feat, thr, left, right, root):
     return -cur - 1
 
 
-def _reduce(feat, lo, hi, left, right, codes):
+def _reduce(feat, lo, hi, left, right, codes, merge=True):
     """Remove nodes the training rows never split, merge duplicates, compact.
 
     Returns arrays (feat, lo, hi, left, right, root) in topological order.
@@ -124,7 +124,7 @@ def _reduce(feat, lo, hi, left, right, codes):
     if root < 0:
         return _empty_arrays() + (root,)
     # merge nodes with identical tests and children, until nothing changes
-    changed = True
+    changed = merge
     while changed:
         changed = False
         seen = {}
@@ -351,7 +351,7 @@ class _SatOracle:
                 lits=costs, bound=int(t), top_id=top[0], encoding=self._EncType.seqcounter
             )
             clauses.extend(card.clauses)
-        with self._Solver(name="cadical153", bootstrap_with=clauses) as solver:
+        with self._Solver(name="glucose4", bootstrap_with=clauses) as solver:
             if deadline is not None:
                 import threading
 
@@ -383,7 +383,7 @@ class _SatOracle:
         return True, (feat, lo, lo + 1, lft, rgt)
 
 
-def _greedy(codes, y_enc, n_classes, max_size, max_errors, random_state):
+def _greedy(codes, y_enc, n_classes, max_size, max_errors, random_state, merge=True):
     """CART on the codes, then isomorphic subgraphs merged (an upper bound)."""
     errors = lambda c: int((c.predict(codes) != y_enc).sum())  # noqa: E731
     if max_size is not None:
@@ -423,7 +423,7 @@ def _greedy(codes, y_enc, n_classes, max_size, max_errors, random_state):
     rgt = np.array([child(c) for c in tree.children_right[inner]], dtype=np.int64)
     if len(inner) == 0:
         return _empty_arrays() + (-(int(leaf_class[0]) + 1),)
-    f, lo, hi, lft, rgt, root = _reduce(feat, lo, lo + 1, lft, rgt, codes)
+    f, lo, hi, lft, rgt, root = _reduce(feat, lo, lo + 1, lft, rgt, codes, merge)
     if root < 0:
         return f, lo, hi, lft, rgt, root
     lo, hi = _tighten(f, lo, hi, codes, lft, rgt)
@@ -709,9 +709,9 @@ class BDDClassifier(ClassifierMixin, BaseEstimator):
             return _SatOracle(rows, W, enc.n_values)
         return _WitnessOracle(rows, W, enc.n_values, share, self.random_state)
 
-    def _finish(self, arrays, codes):
+    def _finish(self, arrays, codes, share=True):
         f, lo, hi, lft, rgt = arrays
-        return _reduce(f, lo, hi, lft, rgt, codes)
+        return _reduce(f, lo, hi, lft, rgt, codes, merge=share)
 
     def _trivial(self, y_enc):
         return _empty_arrays() + (-(int(np.bincount(y_enc).argmax()) + 1),)
@@ -721,7 +721,9 @@ class BDDClassifier(ClassifierMixin, BaseEstimator):
     ):
         if majority_cost <= t:
             return self._trivial(y_enc), True, 0, 0
-        greedy = _greedy(codes, y_enc, len(self.classes_), None, t, self.random_state)
+        greedy = _greedy(
+            codes, y_enc, len(self.classes_), None, t, self.random_state, share
+        )
         greedy_ok = _errors(greedy, codes, y_enc) <= t
         if self.solver == "greedy":
             if not greedy_ok or (
@@ -729,11 +731,27 @@ class BDDClassifier(ClassifierMixin, BaseEstimator):
             ):
                 self._raise_infeasible(t)
             return greedy, len(greedy[0]) <= 1, 1, 0
+        best = greedy if greedy_ok else None
         upper = len(greedy[0]) if greedy_ok else np.inf
+        lower, s, nodes = 1, 1, 0
+        if share and self.solver == "witness" and upper > 1:
+            # a minimum tree is a diagram: its size is a much better upper bound
+            # than CART's, and the tree search (no sharing) is cheap
+            tree_oracle = _WitnessOracle(rows, W, enc.n_values, False, self.random_state)
+            while s < upper:
+                found, arrays = tree_oracle(s, t, deadline)
+                if found is None:
+                    break
+                if found:
+                    best = self._finish(arrays, codes, share=False)
+                    upper = len(best[0])
+                    break
+                s += 1
+            nodes = tree_oracle.search_nodes
+            s = 1
         cap = upper - 1 if self.max_size is None else min(upper - 1, self.max_size)
         oracle = self._oracle(rows, W, enc, share)
-        best, lower = (greedy if greedy_ok else None), 1
-        s = 1
+        oracle.search_nodes = nodes
         while s <= cap:
             found, arrays = oracle(s, t, deadline)
             if self.verbose:
@@ -741,7 +759,7 @@ class BDDClassifier(ClassifierMixin, BaseEstimator):
             if found is None:  # out of time
                 break
             if found:
-                best = self._finish(arrays, codes)
+                best = self._finish(arrays, codes, share)
                 lower = s
                 return best, True, lower, oracle.search_nodes
             lower = s + 1
@@ -781,7 +799,9 @@ class BDDClassifier(ClassifierMixin, BaseEstimator):
             return self._min_size(
                 codes, y_enc, rows, W, enc, share, majority_cost, deadline, forced
             )
-        greedy = _greedy(codes, y_enc, len(self.classes_), s, 0, self.random_state)
+        greedy = _greedy(
+            codes, y_enc, len(self.classes_), s, 0, self.random_state, share
+        )
         best = greedy if _errors(greedy, codes, y_enc) <= majority_cost else None
         hi = _errors(greedy, codes, y_enc) if best is not None else majority_cost
         if best is None:
@@ -800,7 +820,7 @@ class BDDClassifier(ClassifierMixin, BaseEstimator):
                 optimal = False
                 break
             if found:
-                best = self._finish(arrays, codes)
+                best = self._finish(arrays, codes, share)
                 hi = _errors(best, codes, y_enc)
             else:
                 lo = mid + 1

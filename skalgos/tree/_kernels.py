@@ -117,6 +117,31 @@ def _rec(
     dests_r = np.empty(s_cap + 2, np.int64)
     set_wait = np.zeros(s_cap, np.bool_)
 
+    # lower bound: the last node processed must send both sides to sinks, and
+    # a node whose rows no single test resolves (within the error budget)
+    # stays so when more rows arrive; in a tree each such node needs a child
+    n_hard = 0
+    if cap == 0 or not share:
+        cum = np.zeros((max_d, n_classes), np.int64)
+        for v in range(used):
+            if status[v] != 1:
+                continue
+            n_s = 0
+            for r in range(m):
+                if node_of[r] == v:
+                    rows[n_s] = r
+                    n_s += 1
+            if _best_split_cost(Xr, W, n_values, rows, n_s, cum, counts) > t_rem:
+                n_hard += 1
+        if share:
+            if n_hard == used - _n_closed(status, used):
+                n_hard = 1
+            else:
+                n_hard = 0
+    if n_hard > cap:
+        cache[key] = cap
+        return False
+
     for u in range(used):
         if status[u] != 1 or wait[u]:
             continue
@@ -295,6 +320,63 @@ def _rec(
         else:
             cache[key] = cap
     return False
+
+
+@jit
+def _n_closed(status, used):
+    k = 0
+    for v in range(used):
+        if status[v] == 2:
+            k += 1
+    return k
+
+
+@jit
+def _best_split_cost(Xr, W, n_values, rows, n_s, cum, total):
+    """Fewest errors of one test whose two sides go to their majority sinks."""
+    n_classes = W.shape[1]
+    for c in range(n_classes):
+        total[c] = 0
+    for k in range(n_s):
+        for c in range(n_classes):
+            total[c] += W[rows[k], c]
+    n_all = 0
+    best_all = 0
+    for c in range(n_classes):
+        n_all += total[c]
+        if total[c] > best_all:
+            best_all = total[c]
+    best = n_all - best_all  # no split at all
+    for f in range(Xr.shape[1]):
+        nv = n_values[f]
+        if nv < 2:
+            continue
+        for k in range(nv):
+            for c in range(n_classes):
+                cum[k, c] = 0
+        for k in range(n_s):
+            r = rows[k]
+            for c in range(n_classes):
+                cum[Xr[r, f], c] += W[r, c]
+        for k in range(1, nv):
+            for c in range(n_classes):
+                cum[k, c] += cum[k - 1, c]
+        for k in range(nv - 1):
+            n_left = 0
+            max_left = 0
+            max_right = 0
+            for c in range(n_classes):
+                lc = cum[k, c]
+                rc = total[c] - lc
+                n_left += lc
+                if lc > max_left:
+                    max_left = lc
+                if rc > max_right:
+                    max_right = rc
+            cost = (n_left - max_left) + (n_all - n_left - max_right)
+            if cost < best:
+                best = cost
+    return best
 
 
 @jit
