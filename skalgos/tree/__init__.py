@@ -1,5 +1,5 @@
 """Minimum-size binary decision diagrams (WitBDD, ICML 2025)."""
 
-from ._bdd import BDDClassifier, min_decision_tree
+from ._bdd import BDDClassifier, min_decision_tree, plot_bdd
 
-__all__ = ["BDDClassifier", "min_decision_tree"]
+__all__ = ["BDDClassifier", "min_decision_tree", "plot_bdd"]

@@ -14,7 +14,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-__all__ = ["BDDClassifier", "min_decision_tree"]
+__all__ = ["BDDClassifier", "min_decision_tree", "plot_bdd"]
 
 # A feature with more distinct values than this makes the exact search slow;
 # without ``max_domain`` we warn (documented in the class Notes).
@@ -217,10 +217,7 @@ class _WitnessOracle:
     """The Numba branching search of ``_kernels``, with a persistent cache."""
 
     def __init__(self, rows, W, n_values, share, random_state):
-        from numba import types
-        from numba.typed import Dict
-
-        from ._kernels import _search
+        from ._kernels import _new_cache, _search
 
         self._search = _search
         self.rows, self.W, self.n_values, self.share = rows, W, n_values, share
@@ -228,7 +225,7 @@ class _WitnessOracle:
         # odd 64-bit keys: a row set is hashed by the sum of its keys
         self.keys = rng.randint(0, 2**62, size=rows.shape[0]).astype(np.uint64)
         self.keys = self.keys * np.uint64(2) + np.uint64(1)
-        self.cache = Dict.empty(key_type=types.uint64, value_type=types.int64)
+        self.cache = _new_cache()
         self.search_nodes = 0
         self._rate = None  # search nodes per second, measured
 
@@ -1072,3 +1069,74 @@ def min_decision_tree(
     )
     est._validate_params()
     return est._fit(X, y, share=False)
+
+
+def plot_bdd(bdd, ax=None, feature_names=None, class_names=None, fontsize=8):
+    """Draw a fitted diagram with matplotlib, one row per depth.
+
+    Parameters
+    ----------
+    bdd : BDDClassifier
+        A fitted estimator (also the result of :func:`min_decision_tree`).
+    ax : matplotlib Axes, optional
+        Where to draw (default: the current axes).
+    feature_names, class_names : list of str, optional
+        As in :meth:`BDDClassifier.export_graphviz`.
+    fontsize : float, default=8
+        Size of the node labels.
+
+    Returns
+    -------
+    ax : matplotlib Axes
+        The axes drawn on.
+    """
+    import matplotlib.pyplot as plt
+
+    check_is_fitted(bdd)
+    ax = plt.gca() if ax is None else ax
+    fnames, cnames = bdd._names(feature_names, class_names)
+    s = bdd.n_inner_nodes_
+    sink_ids = sorted(
+        {s - c - 1 for c in np.concatenate([bdd.left_, bdd.right_, [bdd.root_]]) if c < 0}
+    )
+    # depth = longest path from the root (nodes are in topological order)
+    depth = {v: 0 for v in range(s)}
+    for v in range(s):
+        for c in (bdd.left_[v], bdd.right_[v]):
+            if c >= 0:
+                depth[c] = max(depth[c], depth[v] + 1)
+    sink_depth = 1 + max(depth.values(), default=-1)
+    for k in sink_ids:
+        depth[k] = sink_depth
+    layers = {}
+    for v in sorted(depth):
+        layers.setdefault(depth[v], []).append(v)
+    pos = {}
+    for lev, nodes in layers.items():
+        for i, v in enumerate(nodes):
+            pos[v] = ((i + 1) / (len(nodes) + 1), -lev)
+
+    def target(c):
+        return c if c >= 0 else s - c - 1
+
+    for v in range(s):
+        for c, style in ((bdd.left_[v], "-"), (bdd.right_[v], "--")):
+            (x0, y0), (x1, y1) = pos[v], pos[target(c)]
+            ax.annotate(
+                "",
+                xy=(x1, y1 + 0.15),
+                xytext=(x0, y0 - 0.15),
+                arrowprops=dict(arrowstyle="->", linestyle=style, color="0.4"),
+            )
+    for v, (x, yv) in pos.items():
+        if v < s:
+            label = f"{fnames[bdd.feature_[v]]}\n<= {bdd.threshold_[v]:.3g}"
+            box = dict(boxstyle="round", fc="#dde8f5", ec="#4a6fa5")
+        else:
+            label = cnames[v - s]
+            box = dict(boxstyle="circle", fc="#f5e6cc", ec="#a5784a")
+        ax.text(x, yv, label, ha="center", va="center", fontsize=fontsize, bbox=box)
+    ax.set_xlim(0, 1)
+    ax.set_ylim(-sink_depth - 0.5, 0.5)
+    ax.set_axis_off()
+    return ax

@@ -18,6 +18,8 @@ count per class and row.
 """
 
 import numpy as np
+from numba import types
+from numba.typed import Dict
 
 from ..utils._backend import jit
 
@@ -446,3 +448,9 @@ def _search(Xr, W, n_values, keys, s_cap, t_cap, share, max_nodes, cache, ctr):
         ctr,
     )
     return found, feat, thr_lo, thr_hi, left, right
+
+
+@jit
+def _new_cache():
+    """An empty refutation cache (built in compiled code, so it is cached too)."""
+    return Dict.empty(key_type=types.uint64, value_type=types.int64)
