@@ -9,7 +9,7 @@ from scipy import sparse
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.tree import DecisionTreeClassifier
-from sklearn.utils import check_random_state
+from sklearn.utils import check_random_state, metadata_routing
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -286,7 +286,9 @@ class _SatOracle:
             ) from exc
         self._CardEnc, self._EncType, self._Solver = CardEnc, EncType, Solver
         self.rows, self.W, self.n_values = rows, W, n_values
-        self.tests = [(f, a) for f in range(rows.shape[1]) for a in range(n_values[f] - 1)]
+        self.tests = [
+            (f, a) for f in range(rows.shape[1]) for a in range(n_values[f] - 1)
+        ]
         self.search_nodes = 0
 
     def __call__(self, s, t, deadline):
@@ -303,7 +305,9 @@ class _SatOracle:
 
         clauses = []
         a = [[new() for _ in tests] for _ in range(s)]
-        targets = [list(range(i + 1, s)) + [-(c + 1) for c in range(C)] for i in range(s)]
+        targets = [
+            list(range(i + 1, s)) + [-(c + 1) for c in range(C)] for i in range(s)
+        ]
         lv = [{j: new() for j in targets[i]} for i in range(s)]
         rv = [{j: new() for j in targets[i]} for i in range(s)]
 
@@ -345,7 +349,10 @@ class _SatOracle:
                         costs.append(e)
         if t > 0 and len(costs) > t:
             card = self._CardEnc.atmost(
-                lits=costs, bound=int(t), top_id=top[0], encoding=self._EncType.seqcounter
+                lits=costs,
+                bound=int(t),
+                top_id=top[0],
+                encoding=self._EncType.seqcounter,
             )
             clauses.extend(card.clauses)
         with self._Solver(name="glucose4", bootstrap_with=clauses) as solver:
@@ -488,13 +495,13 @@ class BDDClassifier(ClassifierMixin, BaseEstimator):
         The class labels.
     n_features_in_ : int
         Number of features seen in fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of features seen in fit, when ``X`` has string column names.
-    feature_ : ndarray of shape (n_inner_nodes_,)
+    feature_ : ndarray of shape (`n_inner_nodes_`,)
         Feature tested at each inner node (nodes in topological order).
-    threshold_ : ndarray of shape (n_inner_nodes_,)
+    threshold_ : ndarray of shape (`n_inner_nodes_`,)
         Threshold of each inner node: ``x[feature_] <= threshold_`` goes left.
-    left_, right_ : ndarray of shape (n_inner_nodes_,)
+    left_, right_ : ndarray of shape (`n_inner_nodes_`,)
         Children: ``>= 0`` is an inner node, ``-(c + 1)`` the sink of class
         ``classes_[c]``.
     root_ : int
@@ -577,6 +584,10 @@ class BDDClassifier(ClassifierMixin, BaseEstimator):
     7
     """
 
+    # ``score`` does not route ``sample_weight``: this keeps sklearn's generated
+    # ``set_score_request`` (whose docstring breaks our offline docs build) off
+    __metadata_request__score = {"sample_weight": metadata_routing.UNUSED}
+
     _parameter_constraints = {
         "max_size": [Interval(Integral, 0, None, closed="left"), None],
         "max_errors": [Interval(Integral, 0, None, closed="left")],
@@ -636,9 +647,7 @@ class BDDClassifier(ClassifierMixin, BaseEstimator):
         n_classes = len(self.classes_)
         if self.max_domain is None:
             many = [
-                j
-                for j in range(X.shape[1])
-                if len(np.unique(X[:, j])) > _MANY_VALUES
+                j for j in range(X.shape[1]) if len(np.unique(X[:, j])) > _MANY_VALUES
             ]
             if many and self.solver != "greedy":
                 warnings.warn(
@@ -653,11 +662,8 @@ class BDDClassifier(ClassifierMixin, BaseEstimator):
         rows, W = _unique_rows(codes, y_enc, n_classes)
         forced = int((W.sum(axis=1) - W.max(axis=1)).sum())
         majority_cost = int(len(y_enc) - np.bincount(y_enc).max())
-        deadline = (
-            None if self.time_limit is None else start + float(self.time_limit)
-        )
+        deadline = None if self.time_limit is None else start + float(self.time_limit)
 
-        max_size = self.max_size
         if self.objective == "min_size":
             if self.max_errors < forced:
                 raise ValueError(
@@ -667,7 +673,14 @@ class BDDClassifier(ClassifierMixin, BaseEstimator):
                     "max_domain, or objective='min_errors'."
                 )
             result = self._min_size(
-                codes, y_enc, rows, W, enc, share, majority_cost, deadline,
+                codes,
+                y_enc,
+                rows,
+                W,
+                enc,
+                share,
+                majority_cost,
+                deadline,
                 self.max_errors,
             )
         else:
@@ -713,9 +726,7 @@ class BDDClassifier(ClassifierMixin, BaseEstimator):
     def _trivial(self, y_enc):
         return _empty_arrays() + (-(int(np.bincount(y_enc).argmax()) + 1),)
 
-    def _min_size(
-        self, codes, y_enc, rows, W, enc, share, majority_cost, deadline, t
-    ):
+    def _min_size(self, codes, y_enc, rows, W, enc, share, majority_cost, deadline, t):
         if majority_cost <= t:
             return self._trivial(y_enc), True, 0, 0
         greedy = _greedy(
@@ -734,7 +745,9 @@ class BDDClassifier(ClassifierMixin, BaseEstimator):
         if share and self.solver == "witness" and upper > 1:
             # a minimum tree is a diagram: its size is a much better upper bound
             # than CART's, and the tree search (no sharing) is cheap
-            tree_oracle = _WitnessOracle(rows, W, enc.n_values, False, self.random_state)
+            tree_oracle = _WitnessOracle(
+                rows, W, enc.n_values, False, self.random_state
+            )
             while s < upper:
                 found, arrays = tree_oracle(s, t, deadline)
                 if found is None:
@@ -897,7 +910,7 @@ class BDDClassifier(ClassifierMixin, BaseEstimator):
 
         Returns
         -------
-        indicator : sparse matrix of shape (n_samples, n_inner_nodes_ + n_classes)
+        indicator : sparse matrix of shape (n_samples, `n_inner_nodes_` + n_classes)
             ``indicator[i, j]`` is 1 if sample ``i`` visits node ``j`` (numbered
             as in :meth:`apply`).
         """
@@ -1097,7 +1110,11 @@ def plot_bdd(bdd, ax=None, feature_names=None, class_names=None, fontsize=8):
     fnames, cnames = bdd._names(feature_names, class_names)
     s = bdd.n_inner_nodes_
     sink_ids = sorted(
-        {s - c - 1 for c in np.concatenate([bdd.left_, bdd.right_, [bdd.root_]]) if c < 0}
+        {
+            s - c - 1
+            for c in np.concatenate([bdd.left_, bdd.right_, [bdd.root_]])
+            if c < 0
+        }
     )
     # depth = longest path from the root (nodes are in topological order)
     depth = {v: 0 for v in range(s)}

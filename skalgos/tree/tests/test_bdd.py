@@ -149,7 +149,7 @@ def test_planted_bdd_size_is_an_upper_bound():
         left = [int(rng.integers(i + 1, s + 2)) for i in range(s)]
         right = [int(rng.integers(i + 1, s + 2)) for i in range(s)]
 
-        def evaluate(x, v=0):
+        def evaluate(x, v=0, s=s, left=left, right=right, feat=feat):
             while v < s:
                 v = left[v] if x[feat[v]] == 0 else right[v]
             return v - s  # sink s -> class 0, s + 1 -> class 1
