@@ -554,8 +554,11 @@ class BDDClassifier(ClassifierMixin, BaseEstimator):
     exponential in the size ``s`` with a base that grows with the number of
     candidate tests (hence ``max_domain``) and the number of open nodes. The
     paper's running-time bound in ``s``, ``D`` and the Hamming distance ``δ``
-    is not claimed for it. The size search goes upward from a lower bound to
-    the greedy upper bound (the paper's "increase" strategy).
+    is not claimed for it. The size search goes upward from 1 (Witty's
+    "increase" strategy); the upper bound is the minimum decision tree, found
+    first by the same search without sharing (much cheaper), or else the
+    greedy diagram. ``objective="min_errors"`` bisects the error budget at
+    the fixed size cap. At most four million refuted states are cached.
 
     **Other choices of ours.** Raw thresholds are midpoints between the
     training values on either side of the chosen gap, as in CART. Nodes that

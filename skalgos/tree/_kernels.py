@@ -26,6 +26,9 @@ from ..utils._backend import jit
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
 _WAITING = np.uint64(0x9E3779B97F4A7C15)
+# refuted states kept at most (about 100 bytes each); beyond, the search goes
+# on without caching new ones rather than exhausting memory
+_MAX_CACHE = 4_000_000
 
 
 @jit
@@ -141,7 +144,8 @@ def _rec(
             else:
                 n_hard = 0
     if n_hard > cap:
-        cache[key] = cap
+        if len(cache) < _MAX_CACHE:
+            cache[key] = cap
         return False
 
     for u in range(used):
@@ -319,7 +323,7 @@ def _rec(
         if key in cache:
             if cache[key] < cap:
                 cache[key] = cap
-        else:
+        elif len(cache) < _MAX_CACHE:
             cache[key] = cap
     return False
 
