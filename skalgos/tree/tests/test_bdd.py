@@ -379,3 +379,38 @@ def test_bad_input():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         BDDClassifier(max_domain=4).fit(Xc, yc)
+
+
+def test_witness_equals_sat_on_random_small_data():
+    # an independent exact oracle (a SAT encoding of the same model) on random
+    # multi-valued, multi-class data with error budgets
+    pytest.importorskip("pysat")
+    hypothesis = pytest.importorskip("hypothesis")
+    st = hypothesis.strategies
+
+    @hypothesis.settings(max_examples=25, deadline=None, derandomize=True)
+    @hypothesis.given(
+        st.integers(4, 10),
+        st.integers(1, 3),
+        st.integers(2, 3),
+        st.integers(0, 2),
+        st.integers(0, 2**31 - 1),
+    )
+    def check(n, d, n_classes, t, seed):
+        rng = np.random.default_rng(seed)
+        X = rng.integers(0, 3, size=(n, d)).astype(float)
+        y = rng.integers(0, n_classes, size=n)
+        _, first = np.unique(X, axis=0, return_index=True)
+        X, y = X[first], y[first]
+        hypothesis.assume(len(np.unique(y)) > 1)
+        w = BDDClassifier(max_errors=t).fit(X, y)
+        s = BDDClassifier(max_errors=t, solver="sat").fit(X, y)
+        assert w.n_inner_nodes_ == s.n_inner_nodes_
+        assert w.training_errors_ <= t and s.training_errors_ <= t
+        tree = min_decision_tree(X, y, max_errors=t)
+        assert w.n_inner_nodes_ <= tree.n_inner_nodes_
+        m = BDDClassifier(objective="min_errors", max_size=2).fit(X, y)
+        ms = BDDClassifier(objective="min_errors", max_size=2, solver="sat").fit(X, y)
+        assert m.training_errors_ == ms.training_errors_
+
+    check()
