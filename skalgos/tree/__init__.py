@@ -1,3 +1,5 @@
-"""skalgos.tree (not built yet)."""
+"""Minimum-size binary decision diagrams (WitBDD, ICML 2025)."""
 
-__all__ = []
+from ._bdd import BDDClassifier, min_decision_tree, plot_bdd
+
+__all__ = ["BDDClassifier", "min_decision_tree", "plot_bdd"]

@@ -89,7 +89,27 @@ _TRANSPORT = {}
 
 
 # --- tree --------------------------------------------------------------------
-_TREE = {}
+def _tree_data(random_state):
+    rng = np.random.RandomState(random_state)
+    X = rng.randint(0, 3, size=(30, 3)).astype(float)
+    y = (X[:, 0] + X[:, 1] > 2).astype(int)
+    return X, y, {}
+
+
+_TREE = {
+    "BDDClassifier": {
+        # a small size cap, binned features and a time limit keep the exact
+        # search cheap on the checks' continuous data
+        "init": {
+            "objective": "min_errors",
+            "max_size": 3,
+            "max_domain": 4,
+            "time_limit": 20.0,
+        },
+        "data": _tree_data,
+        "grid": {"max_size": [1, 2]},
+    },
+}
 
 
 # --- cluster -----------------------------------------------------------------

@@ -1,0 +1,416 @@
+import itertools
+import re
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_iris
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.model_selection import GridSearchCV
+from sklearn.tree import DecisionTreeClassifier
+
+from skalgos.tree import BDDClassifier, min_decision_tree
+
+
+def cube(d):
+    return np.array(list(itertools.product([0, 1], repeat=d)), dtype=float)
+
+
+def truth_table_labels(mask, d):
+    return np.array([(mask >> p) & 1 for p in range(2**d)])
+
+
+# --- exhaustive oracles on the 3-cube ---------------------------------------
+
+
+def _var_masks(d):
+    X = cube(d)
+    return [sum(1 << p for p in range(2**d) if X[p, f]) for f in range(d)]
+
+
+def brute_min_bdd_sizes(d=3, max_size=5):
+    """Minimum BDD size of every Boolean function on the d-cube, by enumeration.
+
+    Every BDD with k inner nodes is built bottom-up: each new node tests a
+    variable (x_f <= 0 goes left) and its children are sinks or earlier nodes.
+    We track the *set of functions* computed by the nodes built so far.
+    """
+    full = 2 ** (2**d) - 1
+    V = _var_masks(d)
+    best = {0: 0, full: 0}
+    level = {frozenset()}
+    for k in range(1, max_size + 1):
+        nxt = set()
+        for A in level:
+            opts = list(A) + [0, full]
+            for f in range(d):
+                for a in opts:
+                    for b in opts:
+                        g = (a & ~V[f] & full) | (b & V[f])
+                        if g in A or g in (0, full):
+                            continue
+                        best.setdefault(g, k)
+                        if k < max_size:
+                            nxt.add(A | {g})
+        level = nxt
+    return best
+
+
+def brute_min_tree_size(mask, d, points=None):
+    """Minimum decision-tree size on the full cube (exact recursion)."""
+    X = cube(d).astype(int)
+    if points is None:
+        points = tuple(range(2**d))
+    labels = {(mask >> p) & 1 for p in points}
+    if len(labels) <= 1:
+        return 0
+    best = np.inf
+    for f in range(d):
+        lo = tuple(p for p in points if X[p, f] == 0)
+        hi = tuple(p for p in points if X[p, f] == 1)
+        if lo and hi:
+            best = min(
+                best,
+                1 + brute_min_tree_size(mask, d, lo) + brute_min_tree_size(mask, d, hi),
+            )
+    return best
+
+
+@pytest.fixture(scope="module")
+def bdd_sizes_3cube():
+    return brute_min_bdd_sizes(3, 5)
+
+
+def test_brute_force_covers_all_functions(bdd_sizes_3cube):
+    # every Boolean function of 3 variables has a BDD with at most 5 nodes
+    assert len(bdd_sizes_3cube) == 256
+    parity = sum(1 << p for p, x in enumerate(cube(3)) if x.sum() % 2)
+    assert bdd_sizes_3cube[parity] == 5
+
+
+def test_witness_matches_brute_force_on_3cube(bdd_sizes_3cube):
+    rng = np.random.default_rng(0)
+    X = cube(3)
+    masks = rng.choice(256, size=30, replace=False)
+    for mask in masks:
+        y = truth_table_labels(int(mask), 3)
+        bdd = BDDClassifier().fit(X, y)
+        assert bdd.n_inner_nodes_ == bdd_sizes_3cube[int(mask)], mask
+        assert bdd.is_optimal_
+        np.testing.assert_array_equal(bdd.predict(X), y)
+        tree = min_decision_tree(X, y)
+        assert tree.n_inner_nodes_ == brute_min_tree_size(int(mask), 3), mask
+        np.testing.assert_array_equal(tree.predict(X), y)
+        assert bdd.n_inner_nodes_ <= tree.n_inner_nodes_
+
+
+def test_sat_matches_brute_force_on_3cube(bdd_sizes_3cube):
+    pytest.importorskip("pysat")
+    rng = np.random.default_rng(1)
+    X = cube(3)
+    for mask in rng.choice(256, size=12, replace=False):
+        y = truth_table_labels(int(mask), 3)
+        bdd = BDDClassifier(solver="sat").fit(X, y)
+        assert bdd.n_inner_nodes_ == bdd_sizes_3cube[int(mask)]
+        np.testing.assert_array_equal(bdd.predict(X), y)
+
+
+def test_parity_5_versus_tree_7():
+    X = cube(3)
+    y = X.sum(axis=1).astype(int) % 2
+    bdd = BDDClassifier().fit(X, y)
+    assert bdd.n_inner_nodes_ == 5 and bdd.lower_bound_ == 5 and bdd.is_optimal_
+    assert min_decision_tree(X, y).n_inner_nodes_ == 7
+    # a tree never shares: every inner node except the root has one parent
+    tree = min_decision_tree(X, y)
+    children = np.concatenate([tree.left_, tree.right_])
+    inner_children = children[children >= 0]
+    assert len(inner_children) == len(set(inner_children.tolist()))
+    # the BDD shares: some inner node has two parents
+    children = np.concatenate([bdd.left_, bdd.right_])
+    inner_children = children[children >= 0]
+    assert len(inner_children) > len(set(inner_children.tolist()))
+
+
+def test_two_and_terms_4_versus_tree_6():
+    X = cube(4)
+    y = ((X[:, 0] * X[:, 1] + X[:, 2] * X[:, 3]) > 0).astype(int)
+    assert BDDClassifier().fit(X, y).n_inner_nodes_ == 4
+    assert min_decision_tree(X, y).n_inner_nodes_ == 6
+
+
+def test_planted_bdd_size_is_an_upper_bound():
+    rng = np.random.default_rng(3)
+    X = cube(5)
+    for _ in range(5):
+        s = 4
+        feat = rng.integers(0, 5, size=s)
+        # random DAG in topological order: children are later nodes or sinks
+        left = [int(rng.integers(i + 1, s + 2)) for i in range(s)]
+        right = [int(rng.integers(i + 1, s + 2)) for i in range(s)]
+
+        def evaluate(x, v=0, s=s, left=left, right=right, feat=feat):
+            while v < s:
+                v = left[v] if x[feat[v]] == 0 else right[v]
+            return v - s  # sink s -> class 0, s + 1 -> class 1
+
+        y = np.array([evaluate(x) for x in X])
+        if len(np.unique(y)) < 2:
+            continue
+        bdd = BDDClassifier().fit(X, y)
+        assert bdd.n_inner_nodes_ <= s
+        np.testing.assert_array_equal(bdd.predict(X), y)
+
+
+# --- consistency, budgets, objectives ----------------------------------------
+
+
+@pytest.fixture
+def small_data():
+    rng = np.random.default_rng(7)
+    X = rng.integers(0, 3, size=(20, 3)).astype(float)
+    y = ((X[:, 0] + X[:, 1] * X[:, 2]) % 3 > 0).astype(int)
+    flip = rng.choice(20, size=3, replace=False)
+    y[flip] = 1 - y[flip]
+    # drop conflicting duplicates so that max_errors=0 is feasible
+    _, first = np.unique(X, axis=0, return_index=True)
+    return X[first], y[first]
+
+
+def test_error_budget_monotone(small_data):
+    X, y = small_data
+    exact = BDDClassifier(max_errors=0).fit(X, y)
+    np.testing.assert_array_equal(exact.predict(X), y)
+    full = DecisionTreeClassifier(random_state=0).fit(X, y)
+    n_inner_cart = int((full.tree_.children_left >= 0).sum())
+    assert exact.n_inner_nodes_ <= n_inner_cart
+    sizes = []
+    for t in range(5):
+        bdd = BDDClassifier(max_errors=t).fit(X, y)
+        assert bdd.training_errors_ <= t
+        assert bdd.is_optimal_
+        sizes.append(bdd.n_inner_nodes_)
+    assert all(a >= b for a, b in zip(sizes, sizes[1:])), sizes
+    assert sizes[0] > sizes[-1]
+
+
+def test_min_errors_agrees_with_min_size(small_data):
+    X, y = small_data
+    for s in range(1, 5):
+        bdd = BDDClassifier(objective="min_errors", max_size=s).fit(X, y)
+        assert bdd.n_inner_nodes_ <= s
+        t = bdd.training_errors_
+        # t errors are reachable with s nodes, t - 1 are not
+        assert BDDClassifier(max_errors=t).fit(X, y).n_inner_nodes_ <= s
+        if t > 0:
+            assert BDDClassifier(max_errors=t - 1).fit(X, y).n_inner_nodes_ > s
+
+
+def test_sat_agrees_with_witness_with_errors(small_data):
+    pytest.importorskip("pysat")
+    X, y = small_data
+    for t in (0, 2):
+        w = BDDClassifier(max_errors=t).fit(X, y)
+        s = BDDClassifier(max_errors=t, solver="sat").fit(X, y)
+        assert w.n_inner_nodes_ == s.n_inner_nodes_
+        assert s.training_errors_ <= t
+    w = BDDClassifier(objective="min_errors", max_size=3).fit(X, y)
+    s = BDDClassifier(objective="min_errors", max_size=3, solver="sat").fit(X, y)
+    assert w.training_errors_ == s.training_errors_
+
+
+def test_bdd_no_larger_than_min_tree_and_greedy(small_data):
+    X, y = small_data
+    bdd = BDDClassifier().fit(X, y)
+    tree = min_decision_tree(X, y)
+    greedy = BDDClassifier(solver="greedy").fit(X, y)
+    assert bdd.n_inner_nodes_ <= tree.n_inner_nodes_ <= greedy.n_inner_nodes_
+    np.testing.assert_array_equal(greedy.predict(X), y)
+    np.testing.assert_array_equal(tree.predict(X), y)
+
+
+def test_multiclass_and_string_labels():
+    X, y = load_iris(return_X_y=True)
+    names = np.array(["setosa", "versicolor", "virginica"])[y]
+    bdd = BDDClassifier(objective="min_errors", max_size=3, max_domain=3).fit(X, names)
+    assert set(bdd.predict(X)) <= set(names)
+    assert bdd.classes_.tolist() == names[[0, 50, 100]].tolist()
+    # three classes need at least two tests; two tests on binned iris err a lot
+    assert bdd.training_errors_ == (bdd.predict(X) != names).sum()
+    assert bdd.training_errors_ <= 10
+
+
+def test_gridsearch_over_max_size_on_binned_iris():
+    X, y = load_iris(return_X_y=True)
+    grid = GridSearchCV(
+        BDDClassifier(objective="min_errors", max_domain=3),
+        {"max_size": [1, 2, 3]},
+        cv=3,
+    ).fit(X, y)
+    assert grid.best_params_["max_size"] >= 2
+    assert grid.best_score_ > 0.85
+
+
+# --- invariances ------------------------------------------------------------
+
+
+def test_column_permutation_invariance(small_data):
+    X, y = small_data
+    perm = [2, 0, 1]
+    a = BDDClassifier(max_errors=1).fit(X, y)
+    b = BDDClassifier(max_errors=1).fit(X[:, perm], y)
+    assert a.n_inner_nodes_ == b.n_inner_nodes_
+
+
+@pytest.mark.parametrize("max_domain", [None, 3])
+def test_monotone_transform_invariance(max_domain):
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(30, 3))
+    y = (X[:, 0] + X[:, 1] > 0.3).astype(int)
+    Z = np.column_stack([np.exp(X[:, 0]), X[:, 1] ** 3 + 5, 2 * X[:, 2] - 1])
+    kw = dict(max_errors=2, max_domain=max_domain)
+    a = BDDClassifier(**kw).fit(X, y)
+    b = BDDClassifier(**kw).fit(Z, y)
+    assert a.n_inner_nodes_ == b.n_inner_nodes_
+    np.testing.assert_array_equal(a.predict(X), b.predict(Z))
+
+
+def test_duplicated_samples_change_nothing(small_data):
+    X, y = small_data
+    a = BDDClassifier().fit(X, y)
+    b = BDDClassifier().fit(np.vstack([X, X]), np.concatenate([y, y]))
+    assert a.n_inner_nodes_ == b.n_inner_nodes_
+
+
+# --- queries and export -----------------------------------------------------
+
+
+def test_apply_decision_path_proba(small_data):
+    X, y = small_data
+    bdd = BDDClassifier(max_errors=2).fit(X, y)
+    s = bdd.n_inner_nodes_
+    sinks = bdd.apply(X)
+    np.testing.assert_array_equal(bdd.classes_[sinks - s], bdd.predict(X))
+    path = bdd.decision_path(X).toarray()
+    assert path.shape == (len(X), s + len(bdd.classes_))
+    assert (path[:, 0] == 1).all()  # the root
+    np.testing.assert_array_equal(path[:, s:].argmax(axis=1), sinks - s)
+    assert (path[:, s:].sum(axis=1) == 1).all()
+    proba = bdd.predict_proba(X)
+    np.testing.assert_array_equal(proba.argmax(axis=1), sinks - s)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+
+
+def _parse_dot(dot):
+    assert dot.startswith("digraph") and dot.rstrip().endswith("}")
+    nodes = dict(re.findall(r"^\s*(\d+) \[shape=(box|ellipse)", dot, flags=re.M))
+    edges = re.findall(r"^\s*(\d+) -> (\d+) \[label=\"(True|False)\"\];", dot, re.M)
+    return nodes, edges
+
+
+def test_export_graphviz_and_text():
+    X = cube(3)
+    y = X.sum(axis=1).astype(int) % 2
+    bdd = BDDClassifier().fit(X, y)
+    nodes, edges = _parse_dot(bdd.export_graphviz(feature_names=["a", "b", "c"]))
+    boxes = [v for v, shape in nodes.items() if shape == "box"]
+    assert len(boxes) == bdd.n_inner_nodes_
+    assert len(edges) == 2 * bdd.n_inner_nodes_
+    for v, w, lab in edges:
+        assert v in nodes and w in nodes
+        child = bdd.left_[int(v)] if lab == "True" else bdd.right_[int(v)]
+        expected = child if child >= 0 else bdd.n_inner_nodes_ - child - 1
+        assert int(w) == expected
+    text = bdd.export_text(feature_names=["a", "b", "c"])
+    assert len(text.strip().splitlines()) == bdd.n_inner_nodes_
+    assert "then" in text and "class 1" in text
+    nx = pytest.importorskip("networkx")
+    g = nx.DiGraph([(v, w) for v, w, _ in edges])
+    assert nx.is_directed_acyclic_graph(g)
+
+
+def test_single_class_is_a_sink():
+    X = cube(2)
+    bdd = BDDClassifier().fit(X, [3, 3, 3, 3])
+    assert bdd.n_inner_nodes_ == 0 and bdd.root_ == -1
+    assert (bdd.predict(X) == 3).all()
+    assert "class = 3" in bdd.export_graphviz()
+    assert bdd.export_text() == "class 3\n"
+
+
+# --- time limit and bad input -----------------------------------------------
+
+
+def test_time_limit_returns_best_found():
+    X, y = load_iris(return_X_y=True)
+    bdd = BDDClassifier(max_domain=4, max_errors=6, time_limit=0.2)
+    with pytest.warns(ConvergenceWarning, match="time_limit"):
+        bdd.fit(X, y)
+    assert not bdd.is_optimal_
+    assert bdd.training_errors_ <= 6
+    assert bdd.lower_bound_ <= bdd.n_inner_nodes_
+
+
+def test_bad_input():
+    X = cube(3)
+    y = X.sum(axis=1).astype(int) % 2
+    Xn = X.copy()
+    Xn[0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        BDDClassifier().fit(Xn, y)
+    with pytest.raises(ValueError, match="max_size=4"):
+        BDDClassifier(max_size=4).fit(X, y)
+    with pytest.raises(ValueError, match="max_size=4"):
+        BDDClassifier(max_size=4, solver="greedy").fit(X, y)
+    Xd = np.vstack([X, X[:1]])
+    yd = np.concatenate([y, 1 - y[:1]])
+    with pytest.raises(ValueError, match="max_errors=0 is infeasible"):
+        BDDClassifier().fit(Xd, yd)
+    assert BDDClassifier(max_errors=1).fit(Xd, yd).training_errors_ == 1
+    with pytest.raises(ValueError, match="objective"):
+        BDDClassifier(objective="smallest").fit(X, y)
+    with pytest.raises(ValueError, match="max_domain"):
+        BDDClassifier(max_domain=1).fit(X, y)
+    rng = np.random.default_rng(0)
+    Xc = rng.normal(size=(60, 2))
+    yc = (Xc[:, 0] > 0).astype(int)
+    with pytest.warns(UserWarning, match="max_domain"):
+        BDDClassifier(max_errors=60).fit(Xc, yc)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        BDDClassifier(max_domain=4).fit(Xc, yc)
+
+
+def test_witness_equals_sat_on_random_small_data():
+    # an independent exact oracle (a SAT encoding of the same model) on random
+    # multi-valued, multi-class data with error budgets
+    pytest.importorskip("pysat")
+    hypothesis = pytest.importorskip("hypothesis")
+    st = hypothesis.strategies
+
+    @hypothesis.settings(max_examples=25, deadline=None, derandomize=True)
+    @hypothesis.given(
+        st.integers(4, 10),
+        st.integers(1, 3),
+        st.integers(2, 3),
+        st.integers(0, 2),
+        st.integers(0, 2**31 - 1),
+    )
+    def check(n, d, n_classes, t, seed):
+        rng = np.random.default_rng(seed)
+        X = rng.integers(0, 3, size=(n, d)).astype(float)
+        y = rng.integers(0, n_classes, size=n)
+        _, first = np.unique(X, axis=0, return_index=True)
+        X, y = X[first], y[first]
+        hypothesis.assume(len(np.unique(y)) > 1)
+        w = BDDClassifier(max_errors=t).fit(X, y)
+        s = BDDClassifier(max_errors=t, solver="sat").fit(X, y)
+        assert w.n_inner_nodes_ == s.n_inner_nodes_
+        assert w.training_errors_ <= t and s.training_errors_ <= t
+        tree = min_decision_tree(X, y, max_errors=t)
+        assert w.n_inner_nodes_ <= tree.n_inner_nodes_
+        m = BDDClassifier(objective="min_errors", max_size=2).fit(X, y)
+        ms = BDDClassifier(objective="min_errors", max_size=2, solver="sat").fit(X, y)
+        assert m.training_errors_ == ms.training_errors_
+
+    check()
