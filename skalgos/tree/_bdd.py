@@ -9,7 +9,7 @@ from scipy import sparse
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.tree import DecisionTreeClassifier
-from sklearn.utils import check_random_state, metadata_routing
+from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -586,10 +586,6 @@ class BDDClassifier(ClassifierMixin, BaseEstimator):
     >>> min_decision_tree(X, y).n_inner_nodes_
     7
     """
-
-    # ``score`` does not route ``sample_weight``: this keeps sklearn's generated
-    # ``set_score_request`` (whose docstring breaks our offline docs build) off
-    __metadata_request__score = {"sample_weight": metadata_routing.UNUSED}
 
     _parameter_constraints = {
         "max_size": [Interval(Integral, 0, None, closed="left"), None],
