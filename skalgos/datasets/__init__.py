@@ -23,6 +23,7 @@ section below; ``__all__`` lists every generator re-exported here.
 
 
 # --- graph -----------------------------------------------------------------
+from ._graph import *  # noqa: F403
 
 
 # --- online ----------------------------------------------------------------
