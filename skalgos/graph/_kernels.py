@@ -210,6 +210,10 @@ def pcqo_step(X, V, grad, learning_rate, momentum, *, xp):
     solver (velocity form of momentum).
     """
     V = momentum * V + learning_rate * grad
+    if isinstance(X, np.ndarray):  # NumPy: skip the wrapper's broadcasting
+        X = X - V
+        np.clip(X, 0.0, 1.0, out=X)
+        return X, V
     X = xp.clip(X - V, 0.0, 1.0)
     return X, V
 

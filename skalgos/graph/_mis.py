@@ -59,6 +59,18 @@ _AUTO_DENSE_MAX_NODES = 2000
 _AUTO_DENSE_MIN_DENSITY = 0.05
 
 
+_CONTROLLER = []
+
+
+def _blas_controller():
+    """One threadpoolctl controller per process (scanning libraries is slow)."""
+    if not _CONTROLLER:
+        from threadpoolctl import ThreadpoolController
+
+        _CONTROLLER.append(ThreadpoolController())
+    return _CONTROLLER[0]
+
+
 def _networkx_graph(G):
     try:
         import networkx as nx
@@ -560,12 +572,10 @@ class MaximumIndependentSet(BaseEstimator):
             self.upper_bound_ = upper
             self._set_result(_extend_to_maximal(A, mask))
         else:
-            from threadpoolctl import threadpool_limits
-
             from ..utils._backend import effective_n_threads, numba_threads
 
             n_threads = 1 if self.n_jobs is None else effective_n_threads(self.n_jobs)
-            with threadpool_limits(limits=n_threads, user_api="blas"):
+            with _blas_controller().limit(limits=n_threads, user_api="blas"):
                 with numba_threads(n_threads):
                     self._fit_pcqo(A, xp_input, G, start)
             return self
