@@ -8,6 +8,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, _fit_context
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_array, check_non_negative, validate_data
 
 from ..utils._backend import (
     device,
@@ -79,19 +80,41 @@ def _networkx_graph(G):
     return isinstance(G, nx.Graph)
 
 
-def _validate_graph(G, *, name="G", ignore_diagonal=False):
+def _validate_graph(G, *, name="G", ignore_diagonal=False, estimator=None):
     """Return the validated graph as a 0/1 symmetric CSR array (float64).
 
     Any positive weight is an edge (its value is ignored); negative weights,
-    NaN, asymmetric or non-square input raise. With ``ignore_diagonal`` the
-    diagonal (self loops) is dropped instead of raising.
+    NaN, complex values, asymmetric or non-square input raise. With
+    ``ignore_diagonal`` the diagonal (self loops) is dropped instead of
+    raising. Arrays first go through scikit-learn's ``validate_data`` (or
+    ``check_array`` without an estimator), for its standard messages.
     """
-    if _networkx_graph(G) and G.number_of_nodes() == 0:
-        if G.is_directed():
-            raise ValueError(f"{name} must be an undirected graph; got a directed one.")
-        return sp.csr_array((0, 0), dtype=float)
-    if not sp.issparse(G) and not _networkx_graph(G) and hasattr(G, "shape"):
-        G = to_numpy(G)
+    if _networkx_graph(G):
+        if G.number_of_nodes() == 0:
+            if G.is_directed():
+                raise ValueError(
+                    f"{name} must be an undirected graph; got a directed one."
+                )
+            return sp.csr_array((0, 0), dtype=float)
+    elif getattr(G, "shape", None) != (0, 0) and not (
+        isinstance(G, (list, tuple)) and len(G) == 0
+    ):
+        kwargs = dict(
+            accept_sparse=True,
+            dtype="numeric",
+            ensure_all_finite=True,
+            ensure_min_samples=1,
+            ensure_2d=True,
+        )
+        if estimator is not None:
+            G = validate_data(estimator, G, reset=True, **kwargs)
+        else:
+            G = check_array(G, input_name=name, **kwargs)
+        if not sp.issparse(G):
+            G = to_numpy(G)
+        check_non_negative(G, f"{name} (the adjacency matrix)")
+    else:
+        G = np.zeros((0, 0))
     A = check_adjacency(
         G, name=name, allow_weights=True, allow_self_loops=bool(ignore_diagonal)
     )
@@ -543,7 +566,7 @@ class MaximumIndependentSet(BaseEstimator):
         xp_input = None
         if hasattr(G, "shape") and not sp.issparse(G):
             xp_input = get_namespace(G)
-        A = _validate_graph(G, ignore_diagonal=self.ignore_diagonal)
+        A = _validate_graph(G, ignore_diagonal=self.ignore_diagonal, estimator=self)
         n = A.shape[0]
         self.n_features_in_ = n
         self.n_iter_ = 0
@@ -556,6 +579,7 @@ class MaximumIndependentSet(BaseEstimator):
             self.upper_bound_ = 0.0
             self._set_result(np.zeros(0, dtype=np.uint8))
             self.history_ = [(0, 0, time.perf_counter() - start)]
+            self._to_namespace(xp_input, G)
             return self
 
         if self.solver == "greedy":
@@ -578,9 +602,19 @@ class MaximumIndependentSet(BaseEstimator):
             with _blas_controller().limit(limits=n_threads, user_api="blas"):
                 with numba_threads(n_threads):
                     self._fit_pcqo(A, xp_input, G, start)
+            self._to_namespace(xp_input, G)
             return self
         self.history_ = [(0, self.size_, time.perf_counter() - start)]
+        self._to_namespace(xp_input, G)
         return self
+
+    def _to_namespace(self, xp, G):
+        """Fitted arrays follow the input's namespace and device."""
+        if xp is None or is_numpy_namespace(xp):
+            return
+        dev = device(G)
+        self.mask_ = to_device(self.mask_, dev, xp=xp)
+        self.independent_set_ = to_device(self.independent_set_, dev, xp=xp)
 
     def _set_result(self, mask):
         self.mask_ = np.asarray(mask, dtype=bool)

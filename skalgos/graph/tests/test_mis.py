@@ -297,7 +297,8 @@ def test_fit_in_namespace_matches_numpy(array_namespace):
     ref = MaximumIndependentSet(**params).fit(A)
     with ns.dispatch():
         est = MaximumIndependentSet(**params).fit(ns.asarray(A))
-    np.testing.assert_array_equal(est.mask_, ref.mask_)
+    np.testing.assert_array_equal(ns.to_numpy(est.mask_), ref.mask_)
+    assert ns.to_numpy(est.independent_set_).dtype == np.int64
     assert [h[:2] for h in est.history_] == [h[:2] for h in ref.history_]
 
 
@@ -402,9 +403,9 @@ def test_empty_graph_returns_empty_set():
         (np.zeros((3, 4)), "square"),
         (np.array([[0, 1, 0], [0, 0, 1], [0, 1, 0]]), "symmetric"),
         (np.array([[1, 1], [1, 0]]), "self loops"),
-        (np.array([[0, -1], [-1, 0]]), "negative"),
+        (np.array([[0, -1], [-1, 0]]), "Negative values"),
         (np.array([[0, np.nan], [np.nan, 0]]), "NaN"),
-        (np.zeros(3), "2-D"),
+        (np.zeros(3), "2D array"),
         (nx.DiGraph([(0, 1)]), "undirected"),
     ],
     ids=["non-square", "asymmetric", "self-loop", "negative", "nan", "1d", "directed"],
