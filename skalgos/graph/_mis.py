@@ -245,8 +245,10 @@ def _clique_cover(A):
                 w = max(
                     cand,
                     key=lambda c: (
-                        sum(c in uncovered[min(c, q)] or q in uncovered[min(c, q)]
-                            for q in clique),
+                        sum(
+                            c in uncovered[min(c, q)] or q in uncovered[min(c, q)]
+                            for q in clique
+                        ),
                         -c,
                     ),
                 )
@@ -290,9 +292,9 @@ def _solve_milp(A, time_limit, verbose):
 class MaximumIndependentSet(BaseEstimator):
     r"""Maximum independent set by pCQO-MIS, min-degree greedy or exact MILP.
 
-    ``fit(G)`` finds a large set of pairwise non-adjacent nodes of the graph
-    ``G``. The default solver is pCQO-MIS :cite:`pcqo2025`: projected
-    momentum gradient descent on the clique-informed quadratic relaxation
+    ``fit(X)`` finds a large set of pairwise non-adjacent nodes of the graph
+    ``X`` (an adjacency matrix or a networkx graph). The default solver is
+    pCQO-MIS [1]_: projected momentum gradient descent on the clique-informed quadratic relaxation
 
     .. math::
 
@@ -336,8 +338,7 @@ class MaximumIndependentSet(BaseEstimator):
     init_std : float, default=2.25
         Standard deviation :math:`\sigma` of the Gaussian initializations and
         restarts.
-    init : {"degree", "degree_normalized"} or array-like of shape (n,), \
-            default="degree"
+    init : {"degree", "degree_normalized"} or array-like, default="degree"
         Mean of the initializations: ``"degree"`` is
         :math:`\mu_i = 1 - d_i / d_{max}` (the C++ code),
         ``"degree_normalized"`` divides it by its maximum (the older Python
@@ -382,7 +383,7 @@ class MaximumIndependentSet(BaseEstimator):
 
     Attributes
     ----------
-    independent_set_ : ndarray of shape (size_,), dtype int64
+    independent_set_ : ndarray of shape (n_selected,), dtype int64
         Sorted indices of the selected nodes (for a networkx graph, positions
         in ``list(G.nodes)``). Always a maximal independent set.
     mask_ : ndarray of shape (n_nodes,), dtype bool
@@ -542,12 +543,12 @@ class MaximumIndependentSet(BaseEstimator):
         return tags
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, G, y=None):
-        """Find a large independent set of ``G``.
+    def fit(self, X, y=None):
+        """Find a large independent set of the graph ``X``.
 
         Parameters
         ----------
-        G : networkx.Graph, scipy sparse matrix or array of shape (n, n)
+        X : networkx.Graph, scipy sparse matrix or array of shape (n, n)
             Symmetric adjacency; any positive entry is an edge. With
             scikit-learn's ``array_api_dispatch`` on, a torch / CuPy /
             array-API array makes the pCQO iterations run in its namespace
@@ -563,10 +564,13 @@ class MaximumIndependentSet(BaseEstimator):
         from ._kernels import check_masks, greedy_min_degree
 
         start = time.perf_counter()
+        G = X  # named X for scikit-learn (metadata routing, checks); a graph
         xp_input = None
         if hasattr(G, "shape") and not sp.issparse(G):
             xp_input = get_namespace(G)
-        A = _validate_graph(G, ignore_diagonal=self.ignore_diagonal, estimator=self)
+        A = _validate_graph(
+            G, name="X", ignore_diagonal=self.ignore_diagonal, estimator=self
+        )
         n = A.shape[0]
         self.n_features_in_ = n
         self.n_iter_ = 0

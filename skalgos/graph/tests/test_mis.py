@@ -88,9 +88,7 @@ def random_graphs(draw, max_nodes=12):
 # --- the result is always a maximal independent set -------------------------
 
 
-@settings(
-    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(A=random_graphs(), solver=st.sampled_from(["pcqo", "greedy", "milp"]))
 def test_result_is_maximal_independent_set(A, solver):
     n = A.shape[0]
@@ -202,7 +200,7 @@ def test_greedy_is_optimal_on_forests():
     # so the min-degree greedy is exact there
     for seed in range(10):
         T = nx.random_labeled_tree(30, seed=seed)
-        T.remove_edges_from(list(T.edges)[:: 7])  # a forest
+        T.remove_edges_from(list(T.edges)[::7])  # a forest
         alpha = MaximumIndependentSet("milp").fit(T).size_
         assert MaximumIndependentSet("greedy").fit(T).size_ == alpha
 
@@ -489,6 +487,9 @@ def test_sat_graph_structure():
     for c in range(30):  # one triangle per clause
         assert Ad[3 * c, 3 * c + 1] == Ad[3 * c, 3 * c + 2] == Ad[3 * c + 1, 3 * c + 2]
     assert alpha == 30
-    assert _alpha_brute_force(9, _edges(make_sat_independent_set(3, 3, random_state=0)[0])) == 3
+    assert (
+        _alpha_brute_force(9, _edges(make_sat_independent_set(3, 3, random_state=0)[0]))
+        == 3
+    )
     with pytest.raises(ValueError, match="n_variables"):
         make_sat_independent_set(2, 3)
