@@ -664,7 +664,12 @@ class MaximumIndependentSet(BaseEstimator):
         on_numpy = xp_input is None or is_numpy_namespace(xp_input)
         xp = get_namespace(np.empty(0)) if on_numpy else xp_input
         dev = "cpu" if on_numpy else device(G)
-        dtype = getattr(xp, self.dtype)
+        dtype = getattr(xp, self.dtype, None)
+        if dtype is None:
+            raise ValueError(
+                f"dtype={self.dtype!r} is not available in the array namespace of X "
+                f"({xp.__name__}); use dtype='float32' or 'float64'."
+            )
         mode = self.complement
         if mode == "auto":
             density = 2.0 * n_edges / max(n * (n - 1), 1)

@@ -38,7 +38,7 @@ def _entry(quick, random_state):
     def plot(ax):
         steps = [h[0] for h in est.history_]
         best = [h[1] for h in est.history_]
-        ax.step(steps, best, where="post", label="pCQO best size")
+        ax.step(steps, best, where="post", marker="o", label="pCQO best size")
         ax.axhline(max(sizes), color="C1", ls="--", label="networkx, best of 50")
         ax.axhline(greedy.size_, color="C2", ls=":", label="min-degree greedy")
         ax.set_xlabel("gradient steps")
