@@ -493,3 +493,12 @@ def test_sat_graph_structure():
     )
     with pytest.raises(ValueError, match="n_variables"):
         make_sat_independent_set(2, 3)
+
+
+def test_verbose_and_threads(capsys):
+    A = make_erdos_renyi_graph(30, 0.2, random_state=0)
+    a = MaximumIndependentSet(verbose=1, n_jobs=-1, random_state=0, **FAST).fit(A)
+    out = capsys.readouterr().out
+    assert out.count("[pCQO] step") == len(a.history_) == 10
+    b = MaximumIndependentSet(n_jobs=1, random_state=0, **FAST).fit(A)
+    np.testing.assert_array_equal(a.mask_, b.mask_)
