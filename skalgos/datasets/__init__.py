@@ -23,9 +23,8 @@ from ._cluster import make_drifting_blobs, make_planted_partition_graph  # noqa:
 # --- neighbors -------------------------------------------------------------
 from ._neighbors import make_colored_manifold  # noqa: F401, I001
 
-
 # --- graph -----------------------------------------------------------------
-
+from ._graph import *  # noqa: F403
 
 # --- online ----------------------------------------------------------------
 
