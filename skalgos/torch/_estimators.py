@@ -166,7 +166,14 @@ class _BaseTorchEstimator(BaseEstimator):
         return params
 
     def set_params(self, **params):
-        nested = {k: v for k, v in params.items() if k.startswith(_PREFIXES)}
+        # Nested keys, and unknown plain keys (rejected with a clear error at
+        # fit, as sklearn forbids raising here), are stored as attributes.
+        names = set(self._get_param_names())
+        nested = {
+            k: v
+            for k, v in params.items()
+            if k.startswith(_PREFIXES) or ("__" not in k and k not in names)
+        }
         for key, value in nested.items():
             setattr(self, key, value)
         rest = {k: v for k, v in params.items() if k not in nested}
@@ -446,7 +453,17 @@ class _BaseTorchEstimator(BaseEstimator):
         X = validate_data(self, X, reset=False, dtype=[np.float64, np.float32])
         Xt = self._to_tensor_X(X)
         self.module_.eval()
-        out = self.module_(Xt)
+        # Predict in float64: float32 matmuls round differently with the
+        # batch shape, so outputs would depend on which rows are predicted
+        # together. Modules that cannot run in float64 fall back to float32.
+        state = {
+            k: v.double() if v.is_floating_point() else v
+            for k, v in self.module_.state_dict(keep_vars=False).items()
+        }
+        try:
+            out = torch.func.functional_call(self.module_, state, (Xt.double(),))
+        except RuntimeError:
+            out = self.module_(Xt)
         return out.detach().cpu().numpy().astype(np.float64)
 
     def __getstate__(self):
@@ -645,7 +662,8 @@ class TorchClassifier(ClassifierMixin, _BaseTorchEstimator):
         -------
         y : ndarray of shape (n_samples,)
         """
-        return self.classes_[np.argmax(self._forward(X), axis=1)]
+        logits = self._forward(X)
+        return self.classes_[np.argmax(logits, axis=1)]
 
 
 class TorchRegressor(RegressorMixin, _BaseTorchEstimator):

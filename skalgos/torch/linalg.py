@@ -125,8 +125,13 @@ def newton_schulz(G, steps=5, coefficients="muon", eps=1e-7, dtype=None):
     X = X / (torch.linalg.matrix_norm(X, keepdim=True) + eps)
     for a, b, c in table:
         A = X @ X.mT
-        B = b * A + c * (A @ A)
-        X = a * X + B @ X
+        if X.ndim == 2:  # fused, in the same order as torch.optim.Muon
+            B = torch.addmm(A, A, A, beta=b, alpha=c)
+            X = torch.addmm(X, B, X, beta=a)
+        else:
+            B = torch.baddbmm(A.flatten(0, -3), A.flatten(0, -3), A.flatten(0, -3),
+                              beta=b, alpha=c).reshape(A.shape)
+            X = a * X + B @ X
     if transposed:
         X = X.mT
     return X.to(G.dtype)

@@ -168,8 +168,8 @@ class SGDScheduleFree(_ScheduleFreeBase):
     ...     (w ** 2).sum().backward()
     ...     _ = opt.step()
     >>> _ = opt.eval()
-    >>> opt.mode, round(w.item(), 4)
-    ('eval', 0.8619)
+    >>> opt.mode, round(w.item(), 4)  # x_3 = mean(z_1, z_2, z_3) = (0.8 + 0.64 + 0.4976) / 3
+    ('eval', 0.6459)
     """
 
     _beta_key = "momentum"
@@ -248,8 +248,8 @@ class AdamWScheduleFree(_ScheduleFreeBase):
     >>> opt = AdamWScheduleFree([w], lr=0.1).train()
     >>> (w ** 2).sum().backward()
     >>> _ = opt.step()
-    >>> w.detach().tolist() == [0.9, -0.9]
-    True
+    >>> [round(v, 4) for v in w.detach().tolist()]  # first step: sign descent
+    [0.9, -0.9]
     """
 
     _beta_key = "betas"

@@ -79,7 +79,9 @@ _METRICS = {}
 _TORCH_INIT = dict(lr=1e-2, max_epochs=40, batch_size=32, random_state=0)
 _TORCH = {
     "TorchClassifier": {
-        "init": [_TORCH_INIT, dict(_TORCH_INIT, optimizer="muon", lr=0.02)],
+        "init": _TORCH_INIT,
+        # The optimizer is a hyperparameter like any other (Muon via the grid).
+        "grid": {"optimizer": ["adamw", "muon"]},
     },
     "TorchRegressor": {"init": _TORCH_INIT},
 }
