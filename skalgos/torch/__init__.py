@@ -15,4 +15,11 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess test
 from . import linalg, lr_scheduler, optim
 from ._estimators import MLP, TorchClassifier, TorchRegressor
 
-__all__ = ["MLP", "TorchClassifier", "TorchRegressor", "linalg", "lr_scheduler", "optim"]
+__all__ = [
+    "MLP",
+    "TorchClassifier",
+    "TorchRegressor",
+    "linalg",
+    "lr_scheduler",
+    "optim",
+]

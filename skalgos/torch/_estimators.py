@@ -106,7 +106,9 @@ class _BaseTorchEstimator(BaseEstimator):
         "validation_fraction": [Interval(numbers.Real, 0, 1, closed="neither")],
         "n_iter_no_change": [Interval(numbers.Integral, 1, None, closed="left")],
         "tol": [Interval(numbers.Real, 0, None, closed="left")],
-        "bn_recalibration_batches": [Interval(numbers.Integral, 0, None, closed="left")],
+        "bn_recalibration_batches": [
+            Interval(numbers.Integral, 0, None, closed="left")
+        ],
         "device": [str, torch.device],
         "warm_start": ["boolean"],
         "random_state": ["random_state"],
@@ -287,7 +289,9 @@ class _BaseTorchEstimator(BaseEstimator):
         self.optimizer_ = build_optimizer(
             self.optimizer, self.module_, self.lr, **self._prefixed("optimizer__")
         )
-        self.scheduler_ = self._build_scheduler(self.optimizer_, epochs * n_train_batches)
+        self.scheduler_ = self._build_scheduler(
+            self.optimizer_, epochs * n_train_batches
+        )
         self.history_ = []
         self.n_iter_ = 0
         self.t_ = 0
@@ -399,7 +403,9 @@ class _BaseTorchEstimator(BaseEstimator):
             n = X.shape[0]
             n_batches = -(-n // self.batch_size)
             if first:
-                self._initialize(self.n_features_in_, self._n_outputs, n_batches, epochs)
+                self._initialize(
+                    self.n_features_in_, self._n_outputs, n_batches, epochs
+                )
                 self._flags = optimizer_flags(self.optimizer_)
                 self._best = (np.inf, None)
                 self._no_improve = 0
@@ -408,7 +414,9 @@ class _BaseTorchEstimator(BaseEstimator):
                 tic = time.perf_counter()
                 self._set_train()
                 order = (
-                    torch.randperm(n, generator=gen) if self.shuffle else torch.arange(n)
+                    torch.randperm(n, generator=gen)
+                    if self.shuffle
+                    else torch.arange(n)
                 )
                 losses, sizes = [], []
                 for start in range(0, n, self.batch_size):
@@ -608,7 +616,10 @@ class TorchClassifier(ClassifierMixin, _BaseTorchEstimator):
         X, y = validate_data(self, X, y, dtype=[np.float64, np.float32])
         if self.warm_start and hasattr(self, "module_"):
             return self._run(
-                self._to_tensor_X(X), self._encode(y), epochs=self.max_epochs, first=False
+                self._to_tensor_X(X),
+                self._encode(y),
+                epochs=self.max_epochs,
+                first=False,
             )
         if hasattr(self, "_label_encoder"):
             del self._label_encoder
@@ -634,7 +645,9 @@ class TorchClassifier(ClassifierMixin, _BaseTorchEstimator):
         if first:
             self._validate_params()
             if classes is None:
-                raise ValueError("classes must be given on the first call to partial_fit.")
+                raise ValueError(
+                    "classes must be given on the first call to partial_fit."
+                )
         X, y = validate_data(self, X, y, reset=first, dtype=[np.float64, np.float32])
         if first:
             yt = self._encode(y, classes)
@@ -723,11 +736,19 @@ n_features_in_
         self : TorchRegressor
         """
         X, y = validate_data(
-            self, X, y, dtype=[np.float64, np.float32], multi_output=True, y_numeric=True
+            self,
+            X,
+            y,
+            dtype=[np.float64, np.float32],
+            multi_output=True,
+            y_numeric=True,
         )
         if self.warm_start and hasattr(self, "module_"):
             return self._run(
-                self._to_tensor_X(X), self._target(y), epochs=self.max_epochs, first=False
+                self._to_tensor_X(X),
+                self._target(y),
+                epochs=self.max_epochs,
+                first=False,
             )
         self._y_ndim = np.ndim(y)
         yt = self._target(y)

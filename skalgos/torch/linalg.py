@@ -129,8 +129,9 @@ def newton_schulz(G, steps=5, coefficients="muon", eps=1e-7, dtype=None):
             B = torch.addmm(A, A, A, beta=b, alpha=c)
             X = torch.addmm(X, B, X, beta=a)
         else:
-            B = torch.baddbmm(A.flatten(0, -3), A.flatten(0, -3), A.flatten(0, -3),
-                              beta=b, alpha=c).reshape(A.shape)
+            B = torch.baddbmm(
+                A.flatten(0, -3), A.flatten(0, -3), A.flatten(0, -3), beta=b, alpha=c
+            ).reshape(A.shape)
             X = a * X + B @ X
     if transposed:
         X = X.mT

@@ -92,7 +92,9 @@ def lr_factors(
     elif kind == "cosine":
         n = max(T - W, 1)
         j = np.clip(t - W + 1, 0, n)
-        rho = final_lr_factor + (1 - final_lr_factor) * 0.5 * (1 + np.cos(np.pi * j / n))
+        rho = final_lr_factor + (1 - final_lr_factor) * 0.5 * (
+            1 + np.cos(np.pi * j / n)
+        )
     elif kind in ("wsd", "two_stage"):
         level = 1.0
         if kind == "two_stage":
@@ -226,7 +228,9 @@ def _etas_and_T(factors, base_lr, T):
     return eta, T
 
 
-def convex_bound(factors, base_lr=1.0, D=1.0, G=1.0, T=None, kind="last_iterate", split=False):
+def convex_bound(
+    factors, base_lr=1.0, D=1.0, G=1.0, T=None, kind="last_iterate", split=False
+):
     """Bound on :math:`\\mathbb E f(x_T) - f_\\star` of SGD with a schedule.
 
     For SGD :math:`x_{t+1} = x_t - \\eta_t g_t` on a convex function with

@@ -305,7 +305,9 @@ class Muon(torch.optim.Optimizer):
         dist = torch.distributed
         numels = [p.numel() for _, p in items]
         owner = [i % world for i in range(len(items))]
-        per_rank = [sum(n for n, o in zip(numels, owner) if o == r) for r in range(world)]
+        per_rank = [
+            sum(n for n, o in zip(numels, owner) if o == r) for r in range(world)
+        ]
         width = max(per_rank) if per_rank else 0
         ref = items[0][1] if items else None
         if ref is None:

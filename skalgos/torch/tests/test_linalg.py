@@ -80,7 +80,9 @@ def test_newton_schulz_rejects_vectors():
 
 
 def test_polar_is_orthogonal_and_matches_shampoo_identity():
-    G = torch.randn(12, 12, generator=torch.Generator().manual_seed(5), dtype=torch.float64)
+    G = torch.randn(
+        12, 12, generator=torch.Generator().manual_seed(5), dtype=torch.float64
+    )
     Q = polar(G)
     assert torch.allclose(Q.T @ Q, torch.eye(12, dtype=torch.float64), atol=1e-12)
 
@@ -150,5 +152,7 @@ def test_dualize_conv2d_unit_norm(mode):
 def test_dualize_vector():
     v = torch.tensor([3.0, 4.0, 0.0, 0.0], dtype=torch.float64)
     d = dualize_vector(v)
-    assert torch.allclose(d, torch.tensor([0.6, 0.8, 0.0, 0.0], dtype=torch.float64) * 2)
+    assert torch.allclose(
+        d, torch.tensor([0.6, 0.8, 0.0, 0.0], dtype=torch.float64) * 2
+    )
     assert torch.all(dualize_vector(torch.zeros(3)) == 0)

@@ -28,15 +28,22 @@ def _run(opt, params, steps, seed0=100):
         opt.step()
 
 
-@pytest.mark.skipif(not hasattr(torch.optim, "Muon"), reason="torch.optim.Muon needs torch>=2.9")
+@pytest.mark.skipif(
+    not hasattr(torch.optim, "Muon"), reason="torch.optim.Muon needs torch>=2.9"
+)
 @pytest.mark.parametrize("adjust_lr_fn", [None, "match_rms_adamw"])
 @pytest.mark.parametrize("nesterov", [True, False])
 def test_parity_with_torch_muon(adjust_lr_fn, nesterov):
     shapes = [(32, 16), (16, 48), (24, 24)]
     ours, theirs = _params(shapes), _params(shapes)
     start = [p.detach().clone() for p in ours]
-    kw = dict(lr=0.02, weight_decay=0.1, momentum=0.9, nesterov=nesterov,
-              adjust_lr_fn=adjust_lr_fn)
+    kw = dict(
+        lr=0.02,
+        weight_decay=0.1,
+        momentum=0.9,
+        nesterov=nesterov,
+        adjust_lr_fn=adjust_lr_fn,
+    )
     _run(Muon(ours, ns_dtype=torch.bfloat16, **kw), ours, 3)
     _run(torch.optim.Muon(theirs, **kw), theirs, 3)
     for p, q, p0 in zip(ours, theirs, start):
@@ -141,8 +148,14 @@ def test_muon_param_groups_routing():
     ids = {id(p) for p in muon["params"]}
     assert ids == {id(net.conv2.weight), id(net.hidden.weight)}
     rest = {id(p) for p in adamw["params"]}
-    for p in (net.embed.weight, net.conv1.weight, net.head.weight, net.norm.weight,
-              net.hidden.bias, net.conv2.bias):
+    for p in (
+        net.embed.weight,
+        net.conv1.weight,
+        net.head.weight,
+        net.norm.weight,
+        net.hidden.bias,
+        net.conv2.bias,
+    ):
         assert id(p) in rest
     groups = muon_param_groups(net, first_layer="muon", exclude=())
     assert id(net.conv1.weight) in {id(p) for p in groups[0]["params"]}
@@ -183,6 +196,8 @@ def test_modular_mode_steps_have_lr_norm_per_layer():
     assert math.isclose(float(linear_norm(d["1.weight"])), 0.1, rel_tol=1e-9)
     assert math.isclose(float(linear_norm(d["2.weight"])), 0.1, rel_tol=1e-9)
     rms = d["0.weight"].pow(2).mean(dim=1).sqrt()
-    assert torch.allclose(rms[[0, 1, 2, 4, 5, 6]], torch.full((6,), 0.1, dtype=torch.float64))
+    assert torch.allclose(
+        rms[[0, 1, 2, 4, 5, 6]], torch.full((6,), 0.1, dtype=torch.float64)
+    )
     assert torch.all(d["0.weight"][3] == 0)
     assert math.isclose(float(d["1.bias"].pow(2).mean().sqrt()), 0.1, rel_tol=1e-9)

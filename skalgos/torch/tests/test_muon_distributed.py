@@ -63,7 +63,10 @@ def _free_port():
 def test_two_process_gloo_equals_single_process(tmp_path):
     if not dist.is_available() or not dist.is_gloo_available():
         pytest.skip("torch.distributed with gloo is not available")
-    mp.spawn(_worker, args=(2, _free_port(), str(tmp_path)), nprocs=2, join=True)
+    # fork: the children need not re-import torch (spawn costs seconds each).
+    mp.start_processes(
+        _worker, args=(2, _free_port(), str(tmp_path)), nprocs=2, start_method="fork"
+    )
     params, grads = _problem()
     reference = _train(params, grads)
     total = 0

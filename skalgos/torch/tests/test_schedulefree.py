@@ -70,7 +70,9 @@ def test_memory_efficient_form_equals_three_sequence_reference():
     net = _net()
     ref = copy.deepcopy(net)
     X, y = _data()
-    opt = SGDScheduleFree(net.parameters(), lr=lr, momentum=beta, weight_decay=wd).train()
+    opt = SGDScheduleFree(
+        net.parameters(), lr=lr, momentum=beta, weight_decay=wd
+    ).train()
     x = [p.detach().clone() for p in ref.parameters()]
     z = [p.detach().clone() for p in ref.parameters()]
     for t in range(T):
@@ -141,8 +143,16 @@ def test_state_dict_round_trip_in_eval_mode():
 @pytest.mark.parametrize(
     "ours,theirs,kw",
     [
-        (SGDScheduleFree, "SGDScheduleFree", dict(lr=0.3, momentum=0.9, weight_decay=0.01, warmup_steps=3)),
-        (AdamWScheduleFree, "AdamWScheduleFree", dict(lr=0.02, betas=(0.9, 0.99), weight_decay=0.01, warmup_steps=3)),
+        (
+            SGDScheduleFree,
+            "SGDScheduleFree",
+            dict(lr=0.3, momentum=0.9, weight_decay=0.01, warmup_steps=3),
+        ),
+        (
+            AdamWScheduleFree,
+            "AdamWScheduleFree",
+            dict(lr=0.02, betas=(0.9, 0.99), weight_decay=0.01, warmup_steps=3),
+        ),
     ],
 )
 def test_parity_with_schedulefree_package(ours, theirs, kw):
