@@ -12,8 +12,7 @@ from sklearn.model_selection import GridSearchCV  # noqa: E402
 from torch import nn  # noqa: E402
 
 from skalgos.torch import TorchClassifier, TorchRegressor  # noqa: E402
-from skalgos.torch.optim import _registry  # noqa: E402
-from skalgos.torch.optim import SGDScheduleFree  # noqa: E402
+from skalgos.torch.optim import SGDScheduleFree, _registry  # noqa: E402
 
 
 @pytest.fixture(scope="module")
