@@ -76,7 +76,7 @@ _METRICS = {}
 # --- torch -------------------------------------------------------------------
 # Small, fast settings: the common checks fit many times on tiny data. lr=1e-2
 # with 40 epochs reaches sklearn's accuracy / R^2 thresholds on its test data.
-_TORCH_INIT = dict(lr=1e-2, max_epochs=40, batch_size=32, random_state=0)
+_TORCH_INIT = dict(lr=1e-2, max_epochs=40, batch_size=32, n_jobs=1, random_state=0)
 _TORCH = {
     "TorchClassifier": {
         "init": _TORCH_INIT,
