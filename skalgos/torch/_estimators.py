@@ -583,7 +583,7 @@ class TorchClassifier(ClassifierMixin, _BaseTorchEstimator):
     t_ : int
         Optimizer steps taken.
     n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (n_features,)
         Only when X has string feature names.
 
     Notes
