@@ -606,7 +606,7 @@ class TorchClassifier(ClassifierMixin, _BaseTorchEstimator):
     >>> from skalgos.torch import TorchClassifier
     >>> X, y = load_iris(return_X_y=True)
     >>> clf = TorchClassifier(optimizer="muon", lr=0.02, max_epochs=30,
-    ...                       random_state=0).fit(X, y)
+    ...                       n_jobs=1, random_state=0).fit(X, y)
     >>> clf.score(X, y) > 0.9
     True
     """
@@ -735,7 +735,7 @@ n_features_in_
     >>> import numpy as np
     >>> from skalgos.torch import TorchRegressor
     >>> X = np.linspace(-1, 1, 64).reshape(-1, 1)
-    >>> reg = TorchRegressor(lr=1e-2, max_epochs=60, batch_size=16,
+    >>> reg = TorchRegressor(lr=1e-2, max_epochs=60, batch_size=16, n_jobs=1,
     ...                      random_state=0).fit(X, 2 * X.ravel())
     >>> reg.score(X, 2 * X.ravel()) > 0.95
     True
