@@ -83,8 +83,9 @@ for n in NS_SIZES:
     G = torch.randn(n, n, generator=torch.Generator().manual_seed(n))
     reps = 1 if n >= 1024 else NS_REPEATS
     t_ns = median_time(lambda G=G: newton_schulz(G), reps)
+    t_bf = median_time(lambda G=G: newton_schulz(G, dtype=torch.bfloat16), reps)
     t_svd = median_time(lambda G=G: polar(G), reps)
-    rows_ns.append((n, t_ns * 1e3, t_svd * 1e3, t_svd / t_ns))
+    rows_ns.append((n, t_ns * 1e3, t_bf * 1e3, t_svd * 1e3, t_svd / t_ns, t_svd / t_bf))
 
 
 # -- 2. Muon step time ----------------------------------------------------------
@@ -98,7 +99,11 @@ def muon_step_time(cls, **kw):
 
 
 t_ours = muon_step_time(Muon)
-rows_muon = [("skalgos Muon (float32 NS)", t_ours * 1e3, 1.0)]
+t_ours_bf = muon_step_time(Muon, ns_dtype=torch.bfloat16)
+rows_muon = [
+    ("skalgos Muon (float32 NS, default)", t_ours * 1e3, 1.0),
+    ("skalgos Muon (ns_dtype=bfloat16)", t_ours_bf * 1e3, t_ours_bf / t_ours),
+]
 if hasattr(torch.optim, "Muon"):
     t_torch = muon_step_time(torch.optim.Muon)
     rows_muon.append(
@@ -427,13 +432,20 @@ rows_ext = [
 
 sections = [
     (
-        "Newton-Schulz (5 steps, float32) vs exact polar by SVD",
-        ["n", "NS ms", "SVD ms (baseline)", "ratio SVD/NS"],
+        "Newton-Schulz (5 steps) vs exact polar by SVD (float32)",
+        [
+            "n",
+            "NS float32 ms",
+            "NS bfloat16 ms",
+            "SVD ms (baseline)",
+            "ratio SVD/NS float32",
+            "ratio SVD/NS bfloat16",
+        ],
         rows_ns,
     ),
     (
         f"Muon step time, matrices {MUON_SHAPES}",
-        ["optimizer", "ms / step", "ratio vs ours"],
+        ["optimizer", "ms / step", "ratio vs ours (float32)"],
         rows_muon,
     ),
     (
