@@ -186,6 +186,16 @@ class Muon(torch.optim.Optimizer):
         for group in self.param_groups:
             self._check_group(group)
 
+    def __getstate__(self):
+        # torch's Optimizer pickles only defaults, state and param_groups.
+        state = super().__getstate__()
+        state["distributed"] = self.distributed
+        return state
+
+    def __setstate__(self, state):
+        self.distributed = state.pop("distributed", "auto")
+        super().__setstate__(state)
+
     # -- validation -------------------------------------------------------
     def _is_muon_group(self, group):
         return True

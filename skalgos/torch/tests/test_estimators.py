@@ -253,3 +253,18 @@ def test_import_without_torch_is_clear_and_core_does_not_import_torch():
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert res.returncode == 0, res.stderr
     assert "skalgos[torch]" in res.stdout and "optional extra" in res.stdout
+
+
+@pytest.mark.parametrize("optimizer", ["adamw", "muon", "sgd_sf"])
+def test_pickle_round_trip_then_continue_training(iris, optimizer):
+    import pickle
+
+    X, y = iris
+    a = TorchClassifier(
+        optimizer=optimizer, scheduler="wsd", max_epochs=2, random_state=0
+    ).fit(X, y)
+    b = pickle.loads(pickle.dumps(a))
+    assert np.array_equal(a.predict_proba(X), b.predict_proba(X))
+    a.partial_fit(X, y)
+    b.partial_fit(X, y)
+    assert np.array_equal(a.predict_proba(X), b.predict_proba(X))
