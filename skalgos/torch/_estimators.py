@@ -21,6 +21,7 @@ from torch import nn
 from ..utils._backend import effective_n_threads
 from .lr_scheduler import WSD
 from .optim._registry import build_optimizer, optimizer_flags
+from .optim._schedulefree import recalibrate_batchnorm
 
 __all__ = ["MLP", "TorchClassifier", "TorchRegressor"]
 
@@ -359,36 +360,17 @@ class _BaseTorchEstimator(BaseEstimator):
                 self._recalibrate_batchnorm(X_train, gen)
         self.module_.eval()
 
-    @torch.no_grad()
     def _recalibrate_batchnorm(self, X, gen):
-        """Recompute BatchNorm statistics at the evaluation weights x.
-
-        Running statistics were collected at y; reset them and average over
-        up to ``bn_recalibration_batches`` training batches (cumulative
-        average, momentum=None) in train mode, without gradients.
-        """
+        """BatchNorm statistics at the evaluation weights (schedule-free)."""
         if self.bn_recalibration_batches == 0:
             return
-        bns = [
-            m
-            for m in self.module_.modules()
-            if isinstance(m, nn.modules.batchnorm._BatchNorm)
-        ]
-        saved = [m.momentum for m in bns]
-        for m in bns:
-            m.reset_running_stats()
-            m.momentum = None
-        self.module_.train()
         n = X.shape[0]
         order = torch.randperm(n, generator=gen) if gen is not None else torch.arange(n)
-        for b, start in enumerate(range(0, n, self.batch_size)):
-            if b >= self.bn_recalibration_batches:
-                break
-            idx = order[start : start + self.batch_size]
-            if len(idx) > 1:
-                self.module_(X[idx])
-        for m, mom in zip(bns, saved):
-            m.momentum = mom
+        batches = (
+            X[order[start : start + self.batch_size]]
+            for start in range(0, n, self.batch_size)
+        )
+        recalibrate_batchnorm(self.module_, batches, self.bn_recalibration_batches)
 
     @torch.no_grad()
     def _mean_loss(self, X, y):

@@ -8,7 +8,7 @@ from ._registry import (
     optimizer_flags,
     register_optimizer,
 )
-from ._schedulefree import AdamWScheduleFree, SGDScheduleFree
+from ._schedulefree import AdamWScheduleFree, SGDScheduleFree, recalibrate_batchnorm
 
 __all__ = [
     "AdamWScheduleFree",
@@ -20,5 +20,6 @@ __all__ = [
     "get_optimizer",
     "muon_param_groups",
     "optimizer_flags",
+    "recalibrate_batchnorm",
     "register_optimizer",
 ]

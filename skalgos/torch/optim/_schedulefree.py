@@ -4,7 +4,68 @@ from contextlib import contextmanager
 
 import torch
 
-__all__ = ["AdamWScheduleFree", "SGDScheduleFree"]
+__all__ = ["AdamWScheduleFree", "SGDScheduleFree", "recalibrate_batchnorm"]
+
+
+@torch.no_grad()
+def recalibrate_batchnorm(module, batches, n_batches=50):
+    """Recompute BatchNorm running statistics at the current weights.
+
+    Schedule-free optimizers collect BatchNorm statistics at the training
+    point :math:`y`, but evaluate at the average :math:`x`. Call this after
+    ``optimizer.eval()``: every BatchNorm's statistics are reset and
+    recomputed as a cumulative average (``momentum=None``) over up to
+    ``n_batches`` batches in train mode, without gradients. The module is
+    left in eval mode.
+
+    Parameters
+    ----------
+    module : torch.nn.Module
+    batches : iterable of tensors (or tuples whose first item is the input)
+    n_batches : int, default=50
+
+    Returns
+    -------
+    n_seen : int
+        Batches forwarded (batches of one sample are skipped).
+
+    Examples
+    --------
+    >>> import torch
+    >>> from skalgos.torch.optim import recalibrate_batchnorm
+    >>> net = torch.nn.Sequential(torch.nn.Linear(2, 3), torch.nn.BatchNorm1d(3))
+    >>> X = torch.randn(40, 2, generator=torch.Generator().manual_seed(0))
+    >>> recalibrate_batchnorm(net, X.split(10))
+    4
+    >>> bool(torch.allclose(net[1].running_mean, net[0](X).mean(0), atol=1e-6))
+    True
+    """
+    bns = [
+        m
+        for m in module.modules()
+        if isinstance(m, torch.nn.modules.batchnorm._BatchNorm)
+    ]
+    if not bns:
+        return 0
+    saved = [m.momentum for m in bns]
+    for m in bns:
+        m.reset_running_stats()
+        m.momentum = None
+    module.train()
+    seen = 0
+    try:
+        for batch in batches:
+            if seen >= n_batches:
+                break
+            x = batch[0] if isinstance(batch, (tuple, list)) else batch
+            if len(x) > 1:
+                module(x)
+                seen += 1
+    finally:
+        for m, mom in zip(bns, saved):
+            m.momentum = mom
+        module.eval()
+    return seen
 
 
 class _ScheduleFreeBase(torch.optim.Optimizer):
