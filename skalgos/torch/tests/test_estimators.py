@@ -268,3 +268,21 @@ def test_pickle_round_trip_then_continue_training(iris, optimizer):
     a.partial_fit(X, y)
     b.partial_fit(X, y)
     assert np.array_equal(a.predict_proba(X), b.predict_proba(X))
+
+
+def test_third_party_mode_switch_and_lbfgs(iris):
+    X, y = iris
+    schedulefree = pytest.importorskip("schedulefree")
+    clf = TorchClassifier(
+        optimizer=schedulefree.SGDScheduleFree, lr=0.5, max_epochs=3, random_state=0
+    ).fit(X, y)
+    # Detected from its train()/eval() methods; fit leaves it in eval mode.
+    assert clf.optimizer_.param_groups[0]["train_mode"] is False
+    clf = TorchClassifier(
+        optimizer=torch.optim.LBFGS,
+        lr=0.5,
+        max_epochs=2,
+        batch_size=150,
+        random_state=0,
+    ).fit(X, y)
+    assert clf.score(X, y) > 0.8
