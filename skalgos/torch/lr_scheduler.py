@@ -16,6 +16,7 @@ from torch.optim.lr_scheduler import LRScheduler
 
 __all__ = [
     "WSD",
+    "TwoStageWSD",
     "convex_bound",
     "extend_horizon",
     "lr_factors",
@@ -202,6 +203,64 @@ class WSD(LRScheduler):
     def get_lr(self):
         f = self.factor(self.last_epoch)
         return [base * f for base in self.base_lrs]
+
+
+class TwoStageWSD(WSD):
+    """Two-stage WSD: 1 until ``milestone``, then ``factor``, then a cooldown.
+
+    The schedule :func:`extend_horizon` returns for ``mode="two_stage"``
+    (pass its ``milestone``, ``factor`` and ``cooldown_fraction``). Stepped
+    once per batch, like :class:`WSD`.
+
+    Parameters
+    ----------
+    optimizer : torch.optim.Optimizer
+    total_steps : int
+    milestone : int
+    factor : float
+    cooldown_fraction : float, default=0.2
+    decay : {"linear", "sqrt"}, default="linear"
+    final_lr_factor : float, default=0.0
+    last_epoch : int, default=-1
+
+    Examples
+    --------
+    >>> import torch
+    >>> from skalgos.torch.lr_scheduler import TwoStageWSD
+    >>> opt = torch.optim.SGD([torch.nn.Parameter(torch.zeros(1))], lr=1.0)
+    >>> sched = TwoStageWSD(opt, total_steps=5, milestone=2, factor=0.5,
+    ...                     cooldown_fraction=0.4)
+    >>> [sched.factor(t) for t in range(5)]
+    [1.0, 1.0, 0.5, 0.25, 0.0]
+    """
+
+    def __init__(
+        self,
+        optimizer,
+        total_steps,
+        milestone,
+        factor,
+        cooldown_fraction=0.2,
+        decay="linear",
+        final_lr_factor=0.0,
+        last_epoch=-1,
+    ):
+        self.total_steps = int(total_steps)
+        self.milestone = int(milestone)
+        self.stage_factor = float(factor)
+        self.cooldown_fraction = cooldown_fraction
+        self.decay = decay
+        self.final_lr_factor = final_lr_factor
+        self._factors = lr_factors(
+            "two_stage",
+            self.total_steps,
+            milestone=self.milestone,
+            factor=self.stage_factor,
+            cooldown_fraction=cooldown_fraction,
+            decay=decay,
+            final_lr_factor=final_lr_factor,
+        ).tolist()
+        LRScheduler.__init__(self, optimizer, last_epoch)
 
 
 def _etas_and_T(factors, base_lr, T):

@@ -10,6 +10,7 @@ from hypothesis import strategies as st  # noqa: E402
 
 from skalgos.torch.lr_scheduler import (  # noqa: E402
     WSD,
+    TwoStageWSD,
     convex_bound,
     extend_horizon,
     lr_factors,
@@ -174,3 +175,26 @@ def test_wsd_scheduler_follows_factors_and_resumes():
         opt2.step()
         sched2.step()
     assert np.allclose(rest, expected[10:], rtol=1e-12, atol=0)
+
+
+def test_two_stage_scheduler_follows_extend_horizon():
+    s = extend_horizon(0.1, 400, 800, mode="two_stage")
+    p = torch.nn.Parameter(torch.zeros(1))
+    opt = torch.optim.SGD([p], lr=s["base_lr"])
+    sched = TwoStageWSD(
+        opt,
+        total_steps=s["total_steps"],
+        milestone=s["milestone"],
+        factor=s["factor"],
+        cooldown_fraction=s["cooldown_fraction"],
+    )
+    seen = []
+    for _ in range(s["total_steps"]):
+        seen.append(opt.param_groups[0]["lr"])
+        opt.step()
+        sched.step()
+    f = lr_factors("two_stage", 800, milestone=s["milestone"], factor=s["factor"])
+    assert np.allclose(seen, 0.1 * f, rtol=1e-12, atol=0)
+    assert seen[s["milestone"] - 1] == 0.1 and math.isclose(
+        seen[s["milestone"]], 0.1 * s["factor"]
+    )
