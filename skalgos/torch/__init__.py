@@ -12,4 +12,14 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess test
         "`pip install 'skalgos[torch]'` (or `pip install torch`)."
     ) from exc
 
-__all__ = []
+from . import linalg, lr_scheduler, optim
+from ._estimators import MLP, TorchClassifier, TorchRegressor
+
+__all__ = [
+    "MLP",
+    "TorchClassifier",
+    "TorchRegressor",
+    "linalg",
+    "lr_scheduler",
+    "optim",
+]

@@ -1,0 +1,508 @@
+"""Benchmarks for skalgos.torch: Newton-Schulz, Muon, schedule-free, the bound.
+
+One run, ratios measured in the same run against the baseline:
+
+1. Newton-Schulz (5 steps, float32) time vs the exact polar factor by
+   ``torch.linalg.svd``, n = 128..1024.
+2. Our Muon step (float32 Newton-Schulz) vs ``torch.optim.Muon`` (always
+   bfloat16, slow on CPU).
+3. Steps to a target validation loss, AdamW / Muon: a small character-level
+   transformer on ``pydoc_data.topics`` and an MLP on digits, a small lr
+   grid per optimizer (best lr each), 3 seeds.
+4. Schedule-free AdamW (one run, evaluated at T/4, T/2, T) vs AdamW + cosine
+   tuned separately for each horizon, digits MLP.
+5. The convex bound: predicted best lr for cosine (from a WSD sweep) and for
+   WSD at 2T, against the measured best; and extend_horizon vs naive.
+
+Scaled down for 2 shared CPU cores (float32, one torch thread): the sizes
+are at the top. ``--quick`` shrinks everything for CI.
+"""
+
+import math
+import statistics
+import sys
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+
+sys.path.insert(0, str(Path(__file__).parent))
+from _common import parse_args, report, timer  # noqa: E402
+
+from skalgos.torch.linalg import newton_schulz, polar  # noqa: E402
+from skalgos.torch.lr_scheduler import (  # noqa: E402
+    extend_horizon,
+    lr_factors,
+    transfer_base_lr,
+)
+from skalgos.torch.optim import Muon, build_optimizer  # noqa: E402
+
+args = parse_args("torch_optim", __doc__.splitlines()[0])
+QUICK = args.quick
+
+# -- parameters --------------------------------------------------------------
+NS_SIZES = [64, 128] if QUICK else [128, 256, 512, 1024]
+NS_REPEATS = 2 if QUICK else 5
+MUON_SHAPES = [(128, 128)] * 2 if QUICK else [(256, 256), (256, 512), (512, 256)]
+SEEDS = [0] if QUICK else [0, 1, 2]
+LM = dict(context=16 if QUICK else 32, d=32 if QUICK else 64, layers=2, batch=16)
+LM_STEPS = 30 if QUICK else 200
+LM_GRID = {
+    "adamw": [3e-3] if QUICK else [1e-3, 3e-3, 1e-2],
+    "muon": [0.02] if QUICK else [0.01, 0.02, 0.05],
+}
+DIGITS_STEPS = 40 if QUICK else 400
+DIGITS_HIDDEN = (64, 64) if QUICK else (256, 256)
+DIGITS_GRID = {
+    "adamw": [3e-3] if QUICK else [1e-3, 3e-3, 1e-2],
+    "muon": [0.02] if QUICK else [0.02, 0.05, 0.1],
+}
+EVAL_EVERY = 10
+SF_STEPS = 40 if QUICK else 400
+SF_GRID = [3e-3] if QUICK else [1e-3, 3e-3, 1e-2]
+BOUND_STEPS = 40 if QUICK else 200
+BOUND_GRID = np.geomspace(0.05, 3.2, 4 if QUICK else 7)  # a factor 2 apart (full)
+
+torch.set_num_threads(1)
+
+
+def median_time(fn, repeats):
+    fn()  # warm-up
+    times = []
+    for _ in range(repeats):
+        with timer() as t:
+            fn()
+        times.append(t())
+    return statistics.median(times)
+
+
+# -- 1. Newton-Schulz vs SVD --------------------------------------------------
+rows_ns = []
+for n in NS_SIZES:
+    G = torch.randn(n, n, generator=torch.Generator().manual_seed(n))
+    reps = 1 if n >= 1024 else NS_REPEATS
+    t_ns = median_time(lambda G=G: newton_schulz(G), reps)
+    t_bf = median_time(lambda G=G: newton_schulz(G, dtype=torch.bfloat16), reps)
+    t_svd = median_time(lambda G=G: polar(G), reps)
+    rows_ns.append((n, t_ns * 1e3, t_bf * 1e3, t_svd * 1e3, t_svd / t_ns, t_svd / t_bf))
+
+
+# -- 2. Muon step time ----------------------------------------------------------
+def muon_step_time(cls, **kw):
+    g = torch.Generator().manual_seed(0)
+    params = [nn.Parameter(torch.randn(*s, generator=g)) for s in MUON_SHAPES]
+    for p in params:
+        p.grad = torch.randn(p.shape, generator=g)
+    opt = cls(params, lr=0.02, weight_decay=0.0, **kw)
+    return median_time(opt.step, NS_REPEATS)
+
+
+t_ours = muon_step_time(Muon)
+t_ours_bf = muon_step_time(Muon, ns_dtype=torch.bfloat16)
+rows_muon = [
+    ("skalgos Muon (float32 NS, default)", t_ours * 1e3, 1.0),
+    ("skalgos Muon (ns_dtype=bfloat16)", t_ours_bf * 1e3, t_ours_bf / t_ours),
+]
+if hasattr(torch.optim, "Muon"):
+    t_torch = muon_step_time(torch.optim.Muon)
+    rows_muon.append(
+        ("torch.optim.Muon (bfloat16 NS)", t_torch * 1e3, t_torch / t_ours)
+    )
+
+
+# -- data ---------------------------------------------------------------------
+def char_data():
+    from pydoc_data.topics import topics
+
+    text = "".join(topics[k] for k in sorted(topics))
+    if QUICK:
+        text = text[:60000]
+    vocab = sorted(set(text))
+    table = {c: i for i, c in enumerate(vocab)}
+    ids = torch.tensor([table[c] for c in text], dtype=torch.long)
+    cut = int(0.9 * len(ids))
+    return ids[:cut], ids[cut:], len(vocab)
+
+
+def digits_data():
+    from sklearn.datasets import load_digits
+    from sklearn.model_selection import train_test_split
+
+    X, y = load_digits(return_X_y=True)
+    X = (X / 16.0).astype(np.float32)
+    Xtr, Xva, ytr, yva = train_test_split(
+        X, y, test_size=0.3, random_state=0, stratify=y
+    )
+    return (torch.tensor(Xtr), torch.tensor(ytr), torch.tensor(Xva), torch.tensor(yva))
+
+
+class Block(nn.Module):
+    def __init__(self, d, heads=4):
+        super().__init__()
+        self.heads = heads
+        self.ln1, self.ln2 = nn.LayerNorm(d), nn.LayerNorm(d)
+        # Separate Q, K, V matrices (Muon orthogonalizes each one).
+        self.q, self.k, self.v, self.o = (nn.Linear(d, d, bias=False) for _ in range(4))
+        self.fc1, self.fc2 = nn.Linear(d, 4 * d), nn.Linear(4 * d, d)
+
+    def forward(self, x):
+        B, T, d = x.shape
+        h = self.ln1(x)
+        q, k, v = (
+            m(h).view(B, T, self.heads, -1).transpose(1, 2)
+            for m in (self.q, self.k, self.v)
+        )
+        a = nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+        x = x + self.o(a.transpose(1, 2).reshape(B, T, d))
+        return x + self.fc2(nn.functional.gelu(self.fc1(self.ln2(x))))
+
+
+class CharLM(nn.Module):
+    def __init__(self, vocab, d, layers, context):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, d)
+        self.pos = nn.Parameter(torch.zeros(context, d))
+        self.blocks = nn.Sequential(*[Block(d) for _ in range(layers)])
+        self.ln = nn.LayerNorm(d)
+        self.head = nn.Linear(d, vocab)
+
+    def forward(self, idx):
+        return self.head(self.ln(self.blocks(self.embed(idx) + self.pos)))
+
+
+def make_opt(name, model, lr, schedule_steps=None, schedule=None):
+    if name == "muon":
+        opt = build_optimizer("muon", model, lr, exclude=("embed", "head", "pos"))
+    elif name == "adamw":
+        opt = build_optimizer("adamw", model, lr, weight_decay=0.0)
+    else:
+        opt = build_optimizer(name, model, lr)
+    sched = None
+    if schedule is not None:
+        f = schedule
+        sched = torch.optim.lr_scheduler.LambdaLR(
+            opt, lambda t: float(f[min(t, len(f) - 1)])
+        )
+    return opt, sched
+
+
+def train(model, opt, sched, batch_fn, loss_fn, steps, eval_fn, eval_at):
+    curve = []
+    mode = callable(getattr(opt, "train", None))
+    for t in range(1, steps + 1):
+        model.train()
+        if mode:
+            opt.train()
+        xb, yb = batch_fn(t)
+
+        def closure(xb=xb, yb=yb):
+            opt.zero_grad()
+            loss = loss_fn(model(xb), yb)
+            loss.backward()
+            return loss
+
+        opt.step(closure)
+        if sched is not None:
+            sched.step()
+        if t in eval_at:
+            if mode:
+                opt.eval()
+            model.eval()
+            with torch.no_grad():
+                curve.append((t, float(eval_fn())))
+    return curve
+
+
+def steps_to(curve, target):
+    for t, v in curve:
+        if v <= target:
+            return t
+    return math.inf
+
+
+def compare_adamw_muon(make_model, batch_fn_for, loss_fn, eval_fn_for, steps, grid):
+    eval_at = set(range(EVAL_EVERY, steps + 1, EVAL_EVERY))
+    curves = {}
+    for name, lrs in grid.items():
+        for lr in lrs:
+            for seed in SEEDS:
+                torch.manual_seed(seed)
+                model = make_model()
+                opt, _ = make_opt(name, model, lr)
+                with timer() as t:
+                    c = train(
+                        model,
+                        opt,
+                        None,
+                        batch_fn_for(seed),
+                        loss_fn,
+                        steps,
+                        eval_fn_for(model),
+                        eval_at,
+                    )
+                curves[name, lr, seed] = (c, t())
+    # Best lr per optimizer: lowest median final validation loss over seeds.
+    best = {}
+    for name, lrs in grid.items():
+        finals = {
+            lr: statistics.median(curves[name, lr, s][0][-1][1] for s in SEEDS)
+            for lr in lrs
+        }
+        best[name] = min(finals, key=finals.get)
+    # Target: a loss both tuned optimizers reach (the worse final, + 2%).
+    target = 1.02 * max(
+        statistics.median(curves[n, best[n], s][0][-1][1] for s in SEEDS) for n in grid
+    )
+    out = {}
+    for name in grid:
+        st = [steps_to(curves[name, best[name], s][0], target) for s in SEEDS]
+        secs = statistics.median(curves[name, best[name], s][1] / steps for s in SEEDS)
+        final = statistics.median(curves[name, best[name], s][0][-1][1] for s in SEEDS)
+        out[name] = (best[name], statistics.median(st), final, secs * 1e3)
+    return target, out
+
+
+# -- 3a. char-LM ----------------------------------------------------------------
+train_ids, val_ids, vocab = char_data()
+C = LM["context"]
+
+
+def lm_batches(seed):
+    g = torch.Generator().manual_seed(1000 + seed)
+
+    def batch(t):
+        i = torch.randint(0, len(train_ids) - C - 1, (LM["batch"],), generator=g)
+        x = torch.stack([train_ids[j : j + C] for j in i])
+        y = torch.stack([train_ids[j + 1 : j + C + 1] for j in i])
+        return x, y
+
+    return batch
+
+
+gv = torch.Generator().manual_seed(7)
+vi = torch.randint(0, len(val_ids) - C - 1, (64 if QUICK else 256,), generator=gv)
+VX = torch.stack([val_ids[j : j + C] for j in vi])
+VY = torch.stack([val_ids[j + 1 : j + C + 1] for j in vi])
+
+
+def lm_loss(logits, y):
+    return nn.functional.cross_entropy(
+        logits.reshape(-1, logits.shape[-1]), y.reshape(-1)
+    )
+
+
+lm_target, lm_res = compare_adamw_muon(
+    lambda: CharLM(vocab, LM["d"], LM["layers"], C),
+    lm_batches,
+    lm_loss,
+    lambda model: lambda: lm_loss(model(VX), VY),
+    LM_STEPS,
+    LM_GRID,
+)
+
+# -- 3b. digits MLP ---------------------------------------------------------------
+Xtr, ytr, Xva, yva = digits_data()
+
+
+def mlp(hidden=DIGITS_HIDDEN):
+    layers, d = [], 64
+    for h in hidden:
+        layers += [nn.Linear(d, h), nn.ReLU()]
+        d = h
+    return nn.Sequential(*layers, nn.Linear(d, 10))
+
+
+def digit_batches(seed, batch=128):
+    g = torch.Generator().manual_seed(2000 + seed)
+
+    def batch_fn(t):
+        i = torch.randint(0, len(Xtr), (batch,), generator=g)
+        return Xtr[i], ytr[i]
+
+    return batch_fn
+
+
+ce = nn.functional.cross_entropy
+dg_target, dg_res = compare_adamw_muon(
+    mlp,
+    digit_batches,
+    ce,
+    lambda model: lambda: ce(model(Xva), yva),
+    DIGITS_STEPS,
+    DIGITS_GRID,
+)
+
+
+def rows_for(res):
+    a, m = res["adamw"], res["muon"]
+    return [
+        ("AdamW (baseline)", a[0], a[1], a[2], a[3], 1.0),
+        ("Muon + aux AdamW", m[0], m[1], m[2], m[3], a[1] / m[1] if m[1] else math.nan),
+    ]
+
+
+# -- 4. schedule-free vs tuned cosine --------------------------------------------
+def digits_run(name, lr, steps, schedule=None, seed=0, hidden=(128,)):
+    torch.manual_seed(seed)
+    model = mlp(hidden)
+    opt, sched = make_opt(name, model, lr, schedule=schedule)
+    checkpoints = {steps // 4, steps // 2, steps}
+    c = train(
+        model,
+        opt,
+        sched,
+        digit_batches(seed),
+        ce,
+        steps,
+        lambda: ce(model(Xva), yva),
+        checkpoints,
+    )
+    return dict(c)
+
+
+sf = {lr: digits_run("adamw_sf", lr, SF_STEPS) for lr in SF_GRID}
+rows_sf = []
+for frac, T in (("T/4", SF_STEPS // 4), ("T/2", SF_STEPS // 2), ("T", SF_STEPS)):
+    sf_best = min(sf[lr][T] for lr in SF_GRID)
+    cos_best = min(
+        digits_run("adamw", lr, T, schedule=lr_factors("cosine", T))[T]
+        for lr in SF_GRID
+    )
+    rows_sf.append((f"{frac} = {T} steps", cos_best, sf_best, sf_best / cos_best))
+
+
+# -- 5. the bound: lr transfer across schedules and horizons -----------------------
+def sweep(kind, T, **kw):
+    f = lr_factors(kind, T, **kw)
+    losses = {
+        lr: digits_run("sgd", lr, T, schedule=f, hidden=(64,))[T] for lr in BOUND_GRID
+    }
+    losses = {lr: v if math.isfinite(v) else math.inf for lr, v in losses.items()}
+    return min(losses, key=losses.get), losses
+
+
+T = BOUND_STEPS
+best_wsd, loss_wsd = sweep("wsd", T)
+best_cos, _ = sweep("cosine", T)
+best_wsd2, loss_wsd2 = sweep("wsd", 2 * T)
+pred_cos = transfer_base_lr(
+    best_wsd, lr_factors("wsd", T + 1), lr_factors("cosine", T + 1)
+)
+pred_wsd2 = transfer_base_lr(
+    best_wsd, lr_factors("wsd", T + 1), lr_factors("wsd", 2 * T + 1)
+)
+step = math.log2(BOUND_GRID[1] / BOUND_GRID[0])
+rows_bound = [
+    (
+        "WSD(T) -> cosine(T)",
+        best_wsd,
+        pred_cos,
+        best_cos,
+        abs(math.log2(pred_cos / best_cos)),
+        step,
+    ),
+    (
+        "WSD(T) -> WSD(2T)",
+        best_wsd,
+        pred_wsd2,
+        best_wsd2,
+        abs(math.log2(pred_wsd2 / best_wsd2)),
+        step,
+    ),
+]
+ext = extend_horizon(best_wsd, T, 2 * T)
+ext_loss = digits_run(
+    "sgd",
+    best_wsd,
+    2 * T,
+    schedule=lr_factors("wsd", 2 * T, cooldown_fraction=ext["cooldown_fraction"]),
+    hidden=(64,),
+)[2 * T]
+naive_loss = loss_wsd2[best_wsd]
+rows_ext = [
+    ("naive: same lr, 20% cooldown (baseline)", 0.2, naive_loss, 1.0),
+    (
+        "extend_horizon: same lr, longer cooldown",
+        round(ext["cooldown_fraction"], 3),
+        ext_loss,
+        ext_loss / naive_loss,
+    ),
+]
+
+sections = [
+    (
+        "Newton-Schulz (5 steps) vs exact polar by SVD (float32)",
+        [
+            "n",
+            "NS float32 ms",
+            "NS bfloat16 ms",
+            "SVD ms (baseline)",
+            "ratio SVD/NS float32",
+            "ratio SVD/NS bfloat16",
+        ],
+        rows_ns,
+    ),
+    (
+        f"Muon step time, matrices {MUON_SHAPES}",
+        ["optimizer", "ms / step", "ratio vs ours (float32)"],
+        rows_muon,
+    ),
+    (
+        f"Char-LM on pydoc_data.topics ({LM['layers']} layers, d={LM['d']}, context {C}, "
+        f"batch {LM['batch']}, {LM_STEPS} steps, {len(SEEDS)} seeds): steps to validation "
+        f"loss {lm_target:.3f}",
+        [
+            "optimizer",
+            "best lr",
+            "median steps to target",
+            "median final val loss",
+            "ms / step",
+            "ratio AdamW/Muon steps",
+        ],
+        rows_for(lm_res),
+    ),
+    (
+        f"Digits MLP 64-{'-'.join(map(str, DIGITS_HIDDEN))}-10 (batch 128, {DIGITS_STEPS} "
+        f"steps, {len(SEEDS)} seeds): steps to validation loss {dg_target:.3f}",
+        [
+            "optimizer",
+            "best lr",
+            "median steps to target",
+            "median final val loss",
+            "ms / step",
+            "ratio AdamW/Muon steps",
+        ],
+        rows_for(dg_res),
+    ),
+    (
+        "Schedule-free AdamW (one run) vs AdamW + cosine tuned for each horizon, digits "
+        f"MLP 64-128-10, lr grid {SF_GRID}",
+        [
+            "horizon",
+            "cosine val loss (baseline)",
+            "schedule-free val loss",
+            "ratio SF/cosine",
+        ],
+        rows_sf,
+    ),
+    (
+        f"Convex bound: predicted vs measured best base lr, SGD on digits MLP 64-64-10, "
+        f"T={T}, lr grid {BOUND_GRID.round(3).tolist()}",
+        [
+            "transfer",
+            "tuned lr (WSD, T)",
+            "predicted lr",
+            "measured best lr",
+            "|log2 ratio predicted/measured|",
+            "grid step (log2)",
+        ],
+        rows_bound,
+    ),
+    (
+        f"Extending a WSD run from T={T} to 2T={2 * T} (SGD, digits): final val loss",
+        ["schedule", "cooldown fraction", "val loss", "ratio vs naive"],
+        rows_ext,
+    ),
+]
+report(args, "skalgos.torch optimizers (CPU, float32, 1 torch thread)", sections)

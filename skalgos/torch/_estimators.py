@@ -1,0 +1,807 @@
+"""scikit-learn estimators that train a torch module: TorchClassifier/Regressor."""
+
+import contextlib
+import copy
+import inspect
+import numbers
+import sys
+import time
+
+import numpy as np
+import torch
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, _fit_context
+from sklearn.model_selection import train_test_split
+from sklearn.preprocessing import LabelEncoder
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+from torch import nn
+
+from ..utils._backend import effective_n_threads
+from .lr_scheduler import WSD
+from .optim._registry import build_optimizer, optimizer_flags
+from .optim._schedulefree import recalibrate_batchnorm
+
+__all__ = ["MLP", "TorchClassifier", "TorchRegressor"]
+
+_PREFIXES = ("module__", "optimizer__", "scheduler__", "criterion__")
+
+_ACTIVATIONS = {"relu": nn.ReLU, "tanh": nn.Tanh, "gelu": nn.GELU, "silu": nn.SiLU}
+
+
+class MLP(nn.Module):
+    """The default module: a multilayer perceptron.
+
+    Parameters
+    ----------
+    n_features_in : int
+    n_outputs : int
+    hidden_sizes : tuple of int, default=(64,)
+    activation : {"relu", "tanh", "gelu", "silu"}, default="relu"
+    dropout : float, default=0.0
+    batch_norm : bool, default=False
+        Put a ``BatchNorm1d`` after every hidden linear layer.
+    """
+
+    def __init__(
+        self,
+        n_features_in,
+        n_outputs,
+        hidden_sizes=(64,),
+        activation="relu",
+        dropout=0.0,
+        batch_norm=False,
+    ):
+        super().__init__()
+        if activation not in _ACTIVATIONS:
+            raise ValueError(
+                f"module__activation must be one of {sorted(_ACTIVATIONS)}; got "
+                f"{activation!r}."
+            )
+        if isinstance(hidden_sizes, numbers.Integral):
+            hidden_sizes = (hidden_sizes,)
+        layers, d = [], n_features_in
+        for h in hidden_sizes:
+            layers.append(nn.Linear(d, int(h)))
+            if batch_norm:
+                layers.append(nn.BatchNorm1d(int(h)))
+            layers.append(_ACTIVATIONS[activation]())
+            if dropout:
+                layers.append(nn.Dropout(dropout))
+            d = int(h)
+        layers.append(nn.Linear(d, n_outputs))
+        self.net = nn.Sequential(*layers)
+
+    def forward(self, X):
+        return self.net(X)
+
+
+def _accepts(func, name):
+    try:
+        params = inspect.signature(func).parameters
+    except (TypeError, ValueError):  # pragma: no cover
+        return False
+    return name in params or any(p.kind == p.VAR_KEYWORD for p in params.values())
+
+
+def _seed_from(random_state):
+    return int(check_random_state(random_state).randint(0, 2**31 - 1))
+
+
+@contextlib.contextmanager
+def _torch_threads(n_jobs):
+    """torch's intra-op thread count set from ``n_jobs`` inside the block."""
+    if n_jobs is None:
+        yield
+        return
+    before = torch.get_num_threads()
+    torch.set_num_threads(effective_n_threads(n_jobs))
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
+def _has_batchnorm(module):
+    return any(isinstance(m, nn.modules.batchnorm._BatchNorm) for m in module.modules())
+
+
+class _BaseTorchEstimator(BaseEstimator):
+    """Shared fit loop of TorchClassifier and TorchRegressor."""
+
+    _parameter_constraints = {
+        "module": [None, type, callable, nn.Module],
+        "criterion": [None, str, type, callable],
+        "optimizer": [str, type, callable],
+        "lr": [Interval(numbers.Real, 0, None, closed="left")],
+        "scheduler": [None, StrOptions({"wsd", "cosine", "constant"}), type, callable],
+        "max_epochs": [Interval(numbers.Integral, 1, None, closed="left")],
+        "batch_size": [Interval(numbers.Integral, 1, None, closed="left")],
+        "shuffle": ["boolean"],
+        "early_stopping": ["boolean"],
+        "validation_fraction": [Interval(numbers.Real, 0, 1, closed="neither")],
+        "n_iter_no_change": [Interval(numbers.Integral, 1, None, closed="left")],
+        "tol": [Interval(numbers.Real, 0, None, closed="left")],
+        "bn_recalibration_batches": [
+            Interval(numbers.Integral, 0, None, closed="left")
+        ],
+        "device": [str, torch.device],
+        "n_jobs": [None, numbers.Integral],
+        "warm_start": ["boolean"],
+        "random_state": ["random_state"],
+        "verbose": ["verbose"],
+    }
+
+    def __init__(
+        self,
+        module=None,
+        *,
+        criterion=None,
+        optimizer="adamw",
+        lr=1e-3,
+        scheduler=None,
+        max_epochs=20,
+        batch_size=64,
+        shuffle=True,
+        early_stopping=False,
+        validation_fraction=0.1,
+        n_iter_no_change=5,
+        tol=1e-4,
+        bn_recalibration_batches=50,
+        device="cpu",
+        n_jobs=None,
+        warm_start=False,
+        random_state=None,
+        verbose=0,
+        **kwargs,
+    ):
+        self.module = module
+        self.criterion = criterion
+        self.optimizer = optimizer
+        self.lr = lr
+        self.scheduler = scheduler
+        self.max_epochs = max_epochs
+        self.batch_size = batch_size
+        self.shuffle = shuffle
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.tol = tol
+        self.bn_recalibration_batches = bn_recalibration_batches
+        self.device = device
+        self.n_jobs = n_jobs
+        self.warm_start = warm_start
+        self.random_state = random_state
+        self.verbose = verbose
+        for key, value in kwargs.items():
+            setattr(self, key, value)
+
+    # -- skorch-style nested parameters ----------------------------------
+    def _nested_keys(self):
+        return sorted(k for k in vars(self) if k.startswith(_PREFIXES))
+
+    def get_params(self, deep=True):
+        params = super().get_params(deep=deep)
+        for key in self._nested_keys():
+            params[key] = getattr(self, key)
+        return params
+
+    def set_params(self, **params):
+        # Nested keys, and unknown plain keys (rejected with a clear error at
+        # fit, as sklearn forbids raising here), are stored as attributes.
+        names = set(self._get_param_names())
+        nested = {
+            k: v
+            for k, v in params.items()
+            if k.startswith(_PREFIXES) or ("__" not in k and k not in names)
+        }
+        for key, value in nested.items():
+            setattr(self, key, value)
+        rest = {k: v for k, v in params.items() if k not in nested}
+        if rest:
+            super().set_params(**rest)
+        return self
+
+    def _prefixed(self, prefix):
+        return {
+            k[len(prefix) :]: getattr(self, k)
+            for k in self._nested_keys()
+            if k.startswith(prefix)
+        }
+
+    def _check_extra_attributes(self):
+        names = set(self._get_param_names())
+        bad = [
+            k
+            for k in vars(self)
+            if not k.endswith("_")
+            and not k.startswith("_")
+            and k not in names
+            and not k.startswith(_PREFIXES)
+        ]
+        if bad:
+            raise TypeError(
+                f"{type(self).__name__} got unknown parameters {sorted(bad)}. Nested "
+                f"parameters need one of the prefixes {list(_PREFIXES)}, e.g. "
+                "module__hidden_sizes=(128,) or optimizer__weight_decay=0.01."
+            )
+
+    # -- building blocks ---------------------------------------------------
+    def _build_module(self, n_features, n_outputs):
+        kw = self._prefixed("module__")
+        module = self.module
+        if module is None:
+            return MLP(n_features, n_outputs, **kw)
+        if isinstance(module, nn.Module):
+            if kw:
+                raise ValueError(
+                    "module__* parameters cannot be applied to a module instance; "
+                    "pass the module class or a factory instead."
+                )
+            return copy.deepcopy(module)
+        if callable(module):
+            if _accepts(module, "n_features_in"):
+                kw.setdefault("n_features_in", n_features)
+            if _accepts(module, "n_outputs"):
+                kw.setdefault("n_outputs", n_outputs)
+            built = module(**kw)
+            if not isinstance(built, nn.Module):
+                raise TypeError(
+                    f"module must build a torch.nn.Module; {module!r} returned "
+                    f"{type(built).__name__}."
+                )
+            return built
+        raise TypeError(
+            "module must be None, an nn.Module class, a factory or an nn.Module "
+            f"instance; got {module!r}."
+        )
+
+    def _build_criterion(self):
+        kw = self._prefixed("criterion__")
+        crit = self.criterion if self.criterion is not None else self._default_criterion
+        if isinstance(crit, str):
+            table = {
+                "cross_entropy": nn.CrossEntropyLoss,
+                "mse": nn.MSELoss,
+                "l1": nn.L1Loss,
+                "huber": nn.HuberLoss,
+            }
+            if crit not in table:
+                raise ValueError(
+                    f"criterion must be one of {sorted(table)}, a loss class or a "
+                    f"callable; got {crit!r}."
+                )
+            return table[crit](**kw)
+        if isinstance(crit, type):
+            return crit(**kw)
+        if kw:
+            raise ValueError("criterion__* parameters need a criterion class or name.")
+        return crit
+
+    def _build_scheduler(self, optimizer, total_steps):
+        kw = self._prefixed("scheduler__")
+        sched = self.scheduler
+        if sched is None:
+            if kw:
+                raise ValueError("scheduler__* parameters given but scheduler=None.")
+            return None
+        if sched == "wsd":
+            return WSD(optimizer, total_steps=total_steps, **kw)
+        if sched == "cosine":
+            return torch.optim.lr_scheduler.CosineAnnealingLR(
+                optimizer, T_max=total_steps, **kw
+            )
+        if sched == "constant":
+            return torch.optim.lr_scheduler.ConstantLR(optimizer, factor=1.0, **kw)
+        if _accepts(sched, "total_steps"):
+            kw.setdefault("total_steps", total_steps)
+        return sched(optimizer, **kw)
+
+    def _to_tensor_X(self, X):
+        return torch.tensor(np.asarray(X, dtype=np.float32), device=self.device)
+
+    # -- the fit loop ------------------------------------------------------
+    def _initialize(self, n_features, n_outputs, n_train_batches, epochs):
+        self._check_extra_attributes()
+        self.module_ = self._build_module(n_features, n_outputs).to(self.device)
+        self.criterion_ = self._build_criterion()
+        self.optimizer_ = build_optimizer(
+            self.optimizer, self.module_, self.lr, **self._prefixed("optimizer__")
+        )
+        self.scheduler_ = self._build_scheduler(
+            self.optimizer_, epochs * n_train_batches
+        )
+        self.history_ = []
+        self.n_iter_ = 0
+        self.t_ = 0
+
+    def _closure(self, xb, yb, record):
+        def closure():
+            self.optimizer_.zero_grad()
+            loss = self.criterion_(self.module_(xb), yb)
+            loss.backward()
+            record.append(float(loss.detach()))
+            return loss
+
+        return closure
+
+    def _train_step(self, xb, yb):
+        """One optimizer step; always goes through a closure."""
+        requires_closure, _, accepts_closure = self._flags
+        record = []
+        closure = self._closure(xb, yb, record)
+        if requires_closure or accepts_closure:
+            out = self.optimizer_.step(closure)
+            if not record:  # an optimizer that accepted but ignored the closure
+                raise RuntimeError(
+                    f"{type(self.optimizer_).__name__}.step(closure) never called "
+                    "the closure; set requires_closure=False on it and make step() "
+                    "signature closure-free, or call the closure in step()."
+                )
+        else:
+            closure()
+            out = self.optimizer_.step()
+        loss = record[0] if out is None else float(torch.as_tensor(out).detach())
+        if self.scheduler_ is not None:
+            self.scheduler_.step()
+        self.t_ += 1
+        return loss
+
+    def _set_train(self):
+        self.module_.train()
+        if self._flags[1]:
+            self.optimizer_.train()
+
+    def _set_eval(self, X_train=None, gen=None):
+        if self._flags[1]:
+            self.optimizer_.eval()
+            if X_train is not None and _has_batchnorm(self.module_):
+                self._recalibrate_batchnorm(X_train, gen)
+        self.module_.eval()
+
+    def _recalibrate_batchnorm(self, X, gen):
+        """BatchNorm statistics at the evaluation weights (schedule-free)."""
+        if self.bn_recalibration_batches == 0:
+            return
+        n = X.shape[0]
+        order = torch.randperm(n, generator=gen) if gen is not None else torch.arange(n)
+        batches = (
+            X[order[start : start + self.batch_size]]
+            for start in range(0, n, self.batch_size)
+        )
+        recalibrate_batchnorm(self.module_, batches, self.bn_recalibration_batches)
+
+    @torch.no_grad()
+    def _mean_loss(self, X, y):
+        total = 0.0
+        for start in range(0, X.shape[0], 1024):
+            out = self.module_(X[start : start + 1024])
+            total += float(self.criterion_(out, y[start : start + 1024])) * len(out)
+        return total / X.shape[0]
+
+    def _run(self, X, y, *, epochs, first):
+        """Train for ``epochs`` epochs (X, y already tensors on the device)."""
+        with _torch_threads(self.n_jobs):
+            return self._run_epochs(X, y, epochs=epochs, first=first)
+
+    def _run_epochs(self, X, y, *, epochs, first):
+        seed = _seed_from(self.random_state) if first else None
+        with torch.random.fork_rng(devices=[]):
+            if seed is not None:
+                torch.manual_seed(seed)
+                self._seed = seed
+            else:
+                torch.manual_seed(self._seed + self.t_)
+            X_val = y_val = None
+            if self.early_stopping:
+                idx = np.arange(X.shape[0])
+                strat = y.cpu().numpy() if self._stratify else None
+                tr, va = train_test_split(
+                    idx,
+                    test_size=self.validation_fraction,
+                    random_state=self._seed,
+                    stratify=strat,
+                )
+                X_val, y_val = X[va], y[va]
+                X, y = X[tr], y[tr]
+            n = X.shape[0]
+            n_batches = -(-n // self.batch_size)
+            if first:
+                self._initialize(
+                    self.n_features_in_, self._n_outputs, n_batches, epochs
+                )
+                self._flags = optimizer_flags(self.optimizer_)
+                self._best = (np.inf, None)
+                self._no_improve = 0
+            gen = torch.Generator().manual_seed(self._seed + self.t_)
+            for _ in range(epochs):
+                tic = time.perf_counter()
+                self._set_train()
+                order = (
+                    torch.randperm(n, generator=gen)
+                    if self.shuffle
+                    else torch.arange(n)
+                )
+                losses, sizes = [], []
+                for start in range(0, n, self.batch_size):
+                    idx = order[start : start + self.batch_size]
+                    losses.append(self._train_step(X[idx], y[idx]))
+                    sizes.append(len(idx))
+                self._set_eval(X, gen)
+                self.n_iter_ += 1
+                row = {
+                    "epoch": self.n_iter_,
+                    "train_loss": float(np.average(losses, weights=sizes)),
+                    "lr": float(self.optimizer_.param_groups[0]["lr"]),
+                }
+                stop = False
+                if X_val is not None:
+                    val = self._mean_loss(X_val, y_val)
+                    row["valid_loss"] = val
+                    if val < self._best[0] - self.tol:
+                        state = copy.deepcopy(self.module_.state_dict())
+                        self._best = (val, state)
+                        self._no_improve = 0
+                    else:
+                        self._no_improve += 1
+                        stop = self._no_improve >= self.n_iter_no_change
+                row["dur"] = time.perf_counter() - tic
+                self.history_.append(row)
+                if self.verbose:
+                    msg = " ".join(
+                        f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
+                        for k, v in row.items()
+                    )
+                    print(f"[{type(self).__name__}] {msg}", file=sys.stdout, flush=True)
+                if stop:
+                    break
+            if self.early_stopping and self._best[1] is not None:
+                self.module_.load_state_dict(self._best[1])
+        return self
+
+    @torch.no_grad()
+    def _forward(self, X):
+        check_is_fitted(self, "module_")
+        X = validate_data(self, X, reset=False, dtype=[np.float64, np.float32])
+        Xt = self._to_tensor_X(X)
+        self.module_.eval()
+        # Predict in float64: float32 matmuls round differently with the
+        # batch shape, so outputs would depend on which rows are predicted
+        # together. Modules that cannot run in float64 fall back to float32.
+        state = {
+            k: v.double() if v.is_floating_point() else v
+            for k, v in self.module_.state_dict(keep_vars=False).items()
+        }
+        with _torch_threads(self.n_jobs):
+            try:
+                out = torch.func.functional_call(self.module_, state, (Xt.double(),))
+            except RuntimeError:
+                out = self.module_(Xt)
+        return out.detach().cpu().numpy().astype(np.float64)
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state.pop("_best", None)  # best-weights snapshot; only needed during fit
+        return state
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.non_deterministic = False
+        return tags
+
+
+class TorchClassifier(ClassifierMixin, _BaseTorchEstimator):
+    """Classifier that trains a torch module, with any registered optimizer.
+
+    A drop-in for :class:`~sklearn.neural_network.MLPClassifier` when
+    ``module=None`` (a :class:`MLP` with ``module__hidden_sizes=(64,)``), or
+    a wrapper for your own module. The optimizer is a name from
+    :func:`skalgos.torch.optim.available_optimizers` (``"sgd"``,
+    ``"adamw"``, ``"muon"``, ``"sgd_sf"``, ``"adamw_sf"``, ...) or a class,
+    so ``GridSearchCV`` can tune it like any hyperparameter.
+
+    Parameters
+    ----------
+    module : None, nn.Module class, factory or nn.Module, default=None
+        ``None`` builds :class:`MLP`. A class or factory is called with the
+        ``module__*`` parameters, plus ``n_features_in`` and ``n_outputs``
+        when its signature accepts them; it must return logits of shape
+        (n_samples, n_classes). An instance is deep-copied at each ``fit``.
+    criterion : None, str, loss class or callable, default=None
+        ``None`` is ``"cross_entropy"`` on the logits.
+    optimizer : str, torch.optim.Optimizer subclass or factory, default="adamw"
+        A registered name, a class (built as ``cls(params, lr=lr,
+        **optimizer__*)``) or ``factory(module, lr, **optimizer__*)``.
+    lr : float, default=1e-3
+        Learning rate, in the optimizer's own units (Muon's is spectral).
+    scheduler : None, {"wsd", "cosine", "constant"} or LRScheduler class, \
+            default=None
+        Stepped once per batch; ``"wsd"`` and ``"cosine"`` span the whole
+        fit (``max_epochs`` epochs). A class gets ``total_steps`` when it
+        accepts it, and the ``scheduler__*`` parameters.
+    max_epochs : int, default=20
+    batch_size : int, default=64
+    shuffle : bool, default=True
+    early_stopping : bool, default=False
+        Hold out ``validation_fraction`` (stratified), stop after
+        ``n_iter_no_change`` epochs without a validation-loss improvement of
+        ``tol``, and restore the best module weights.
+    validation_fraction : float, default=0.1
+    n_iter_no_change : int, default=5
+    tol : float, default=1e-4
+    bn_recalibration_batches : int, default=50
+        For optimizers with a train/eval switch (schedule-free): after
+        switching to the evaluation weights, recompute BatchNorm statistics
+        over this many training batches.
+    device : str or torch.device, default="cpu"
+    n_jobs : int, default=None
+        torch intra-op threads during ``fit`` and ``predict`` (restored
+        afterwards); ``None`` leaves torch's setting alone, -1 is all cores.
+        Small modules on a busy machine train fastest with ``n_jobs=1``.
+    warm_start : bool, default=False
+        Reuse the fitted module and optimizer on the next ``fit``.
+    random_state : int, RandomState instance or None, default=None
+        Seeds module initialization, shuffling and dropout (torch's global
+        RNG is left as it was).
+    verbose : int, default=0
+        Print one progress line per epoch.
+    **kwargs
+        Nested parameters, skorch-style: ``module__*``, ``optimizer__*``,
+        ``scheduler__*``, ``criterion__*``.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    module_ : torch.nn.Module
+    optimizer_ : torch.optim.Optimizer
+    scheduler_ : LRScheduler or None
+    criterion_ : callable
+    history_ : list of dict
+        One dict per epoch: ``epoch``, ``train_loss`` (mean over the epoch's
+        batches), ``lr``, ``valid_loss`` (with early stopping), ``dur``.
+    n_iter_ : int
+        Epochs run.
+    t_ : int
+        Optimizer steps taken.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of shape (n_features,)
+        Only when X has string feature names.
+
+    Notes
+    -----
+    The fit loop passes a closure (zero grads, forward, loss, backward) to
+    every optimizer whose ``step`` accepts one, and honours two optimizer
+    flags: ``requires_closure`` (SAM-like optimizers call it themselves) and
+    ``requires_mode_switch`` (schedule-free: ``optimizer.train()`` before
+    training, ``optimizer.eval()`` before validation, prediction and at the
+    end of ``fit``, with BatchNorm recalibration). Inputs are cast to
+    float32.
+
+    See Also
+    --------
+    skalgos.torch.optim.register_optimizer : add an optimizer name.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from skalgos.torch import TorchClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> clf = TorchClassifier(optimizer="muon", lr=0.02, max_epochs=30,
+    ...                       n_jobs=1, random_state=0).fit(X, y)
+    >>> clf.score(X, y) > 0.9
+    True
+    """
+
+    _default_criterion = "cross_entropy"
+    _stratify = True
+
+    def _encode(self, y, classes=None):
+        check_classification_targets(y)
+        if not hasattr(self, "_label_encoder") or classes is not None:
+            self._label_encoder = LabelEncoder().fit(
+                y if classes is None else np.asarray(classes)
+            )
+            self.classes_ = self._label_encoder.classes_
+        missing = np.setdiff1d(np.unique(y), self.classes_)
+        if missing.size:
+            raise ValueError(
+                f"y has labels {missing.tolist()} not in classes {self.classes_}."
+            )
+        return torch.tensor(self._label_encoder.transform(y), device=self.device)
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y):
+        """Train the module from scratch (or continue, with ``warm_start``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+
+        Returns
+        -------
+        self : TorchClassifier
+        """
+        X, y = validate_data(self, X, y, dtype=[np.float64, np.float32])
+        if self.warm_start and hasattr(self, "module_"):
+            return self._run(
+                self._to_tensor_X(X),
+                self._encode(y),
+                epochs=self.max_epochs,
+                first=False,
+            )
+        if hasattr(self, "_label_encoder"):
+            del self._label_encoder
+        yt = self._encode(y)
+        self._n_outputs = len(self.classes_)
+        return self._run(self._to_tensor_X(X), yt, epochs=self.max_epochs, first=True)
+
+    def partial_fit(self, X, y, classes=None):
+        """One epoch over ``(X, y)``, starting from the current state.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        classes : array-like, default=None
+            All labels; required on the first call.
+
+        Returns
+        -------
+        self : TorchClassifier
+        """
+        first = not hasattr(self, "module_")
+        if first:
+            self._validate_params()
+            if classes is None:
+                raise ValueError(
+                    "classes must be given on the first call to partial_fit."
+                )
+        X, y = validate_data(self, X, y, reset=first, dtype=[np.float64, np.float32])
+        if first:
+            yt = self._encode(y, classes)
+            self._n_outputs = len(self.classes_)
+        else:
+            yt = self._encode(y)
+        return self._run(self._to_tensor_X(X), yt, epochs=1, first=first)
+
+    def predict_proba(self, X):
+        """Softmax of the module's logits.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+        """
+        logits = self._forward(X)
+        logits -= logits.max(axis=1, keepdims=True)
+        p = np.exp(logits)
+        return p / p.sum(axis=1, keepdims=True)
+
+    def predict(self, X):
+        """Class with the largest logit.
+
+        Returns
+        -------
+        y : ndarray of shape (n_samples,)
+        """
+        logits = self._forward(X)
+        return self.classes_[np.argmax(logits, axis=1)]
+
+
+class TorchRegressor(RegressorMixin, _BaseTorchEstimator):
+    """Regressor that trains a torch module, with any registered optimizer.
+
+    A drop-in for :class:`~sklearn.neural_network.MLPRegressor` when
+    ``module=None``. Parameters, attributes and the fit loop are those of
+    :class:`TorchClassifier`, except that ``criterion=None`` is the mean
+    squared error, the module outputs ``n_outputs`` values (1 for a 1-D
+    ``y``), early stopping is not stratified, and there is no
+    ``classes_`` / ``predict_proba``.
+
+    Parameters
+    ----------
+    module, criterion, optimizer, lr, scheduler, max_epochs, batch_size, \
+shuffle, early_stopping, validation_fraction, n_iter_no_change, tol, \
+bn_recalibration_batches, device, n_jobs, warm_start, random_state, verbose, **kwargs
+        See :class:`TorchClassifier`.
+
+    Attributes
+    ----------
+    module_, optimizer_, scheduler_, criterion_, history_, n_iter_, t_, \
+n_features_in_
+        See :class:`TorchClassifier`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skalgos.torch import TorchRegressor
+    >>> X = np.linspace(-1, 1, 64).reshape(-1, 1)
+    >>> reg = TorchRegressor(lr=1e-2, max_epochs=60, batch_size=16, n_jobs=1,
+    ...                      random_state=0).fit(X, 2 * X.ravel())
+    >>> reg.score(X, 2 * X.ravel()) > 0.95
+    True
+    """
+
+    _default_criterion = "mse"
+    _stratify = False
+
+    def _target(self, y):
+        y = np.asarray(y, dtype=np.float32)
+        self._y_ndim = getattr(self, "_y_ndim", y.ndim)
+        y2 = y.reshape(len(y), -1)
+        return torch.tensor(y2, device=self.device)
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y):
+        """Train the module from scratch (or continue, with ``warm_start``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
+
+        Returns
+        -------
+        self : TorchRegressor
+        """
+        X, y = validate_data(
+            self,
+            X,
+            y,
+            dtype=[np.float64, np.float32],
+            multi_output=True,
+            y_numeric=True,
+        )
+        if self.warm_start and hasattr(self, "module_"):
+            return self._run(
+                self._to_tensor_X(X),
+                self._target(y),
+                epochs=self.max_epochs,
+                first=False,
+            )
+        self._y_ndim = np.ndim(y)
+        yt = self._target(y)
+        self._n_outputs = yt.shape[1]
+        return self._run(self._to_tensor_X(X), yt, epochs=self.max_epochs, first=True)
+
+    def partial_fit(self, X, y):
+        """One epoch over ``(X, y)``, starting from the current state.
+
+        Returns
+        -------
+        self : TorchRegressor
+        """
+        first = not hasattr(self, "module_")
+        if first:
+            self._validate_params()
+        X, y = validate_data(
+            self,
+            X,
+            y,
+            reset=first,
+            dtype=[np.float64, np.float32],
+            multi_output=True,
+            y_numeric=True,
+        )
+        if first:
+            self._y_ndim = np.ndim(y)
+        yt = self._target(y)
+        if first:
+            self._n_outputs = yt.shape[1]
+        return self._run(self._to_tensor_X(X), yt, epochs=1, first=first)
+
+    def predict(self, X):
+        """Module output.
+
+        Returns
+        -------
+        y : ndarray of shape (n_samples,) or (n_samples, n_outputs)
+        """
+        out = self._forward(X)
+        return out.ravel() if self._y_ndim == 1 else out
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.multi_output = True
+        return tags

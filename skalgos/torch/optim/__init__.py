@@ -1,0 +1,25 @@
+"""Optimizers: Muon (modular duality), schedule-free SGD/AdamW, the registry."""
+
+from ._muon import Muon, MuonWithAuxAdamW, muon_param_groups
+from ._registry import (
+    available_optimizers,
+    build_optimizer,
+    get_optimizer,
+    optimizer_flags,
+    register_optimizer,
+)
+from ._schedulefree import AdamWScheduleFree, SGDScheduleFree, recalibrate_batchnorm
+
+__all__ = [
+    "AdamWScheduleFree",
+    "Muon",
+    "MuonWithAuxAdamW",
+    "SGDScheduleFree",
+    "available_optimizers",
+    "build_optimizer",
+    "get_optimizer",
+    "muon_param_groups",
+    "optimizer_flags",
+    "recalibrate_batchnorm",
+    "register_optimizer",
+]

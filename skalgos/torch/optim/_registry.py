@@ -1,0 +1,177 @@
+"""The registry of optimizer names used by TorchClassifier / TorchRegressor.
+
+Every entry is a *factory* ``factory(module, lr, **optimizer_kwargs) ->
+torch.optim.Optimizer``: it gets the whole module, not only its parameters,
+because some optimizers (Muon's param-group split, KFAC, SyMO) need the
+layers. A new optimizer plugs in with one line::
+
+    register_optimizer("sam", lambda module, lr, **kw: SAM(module.parameters(),
+                                                           lr=lr, **kw))
+
+or, for a plain ``Optimizer(params, lr=..., **kw)`` class, just
+``register_optimizer("sam", SAM)``.
+
+The estimators' fit loop reads two class attributes of the built optimizer:
+
+``requires_closure`` (default False)
+    ``step(closure)`` must be given the closure, which the optimizer may call
+    several times (SAM-like). The loop always passes a closure to optimizers
+    whose ``step`` accepts one; with this flag the loop also relies on the
+    optimizer to call it (it never runs the closure itself first).
+``requires_mode_switch`` (default: whether it has ``train``/``eval``)
+    Schedule-free style: the loop calls ``optimizer.train()`` before training
+    steps and ``optimizer.eval()`` before validation, prediction and at the
+    end of ``fit``, and recalibrates BatchNorm statistics after ``eval()``.
+"""
+
+import inspect
+
+import torch
+
+from ._muon import Muon, MuonWithAuxAdamW, muon_param_groups
+from ._schedulefree import AdamWScheduleFree, SGDScheduleFree
+
+__all__ = [
+    "available_optimizers",
+    "build_optimizer",
+    "get_optimizer",
+    "optimizer_flags",
+    "register_optimizer",
+]
+
+_OPTIMIZERS = {}
+
+
+def _from_class(cls):
+    def factory(module, lr, **kwargs):
+        return cls(module.parameters(), lr=lr, **kwargs)
+
+    factory.optimizer_class = cls
+    factory.__name__ = f"{cls.__name__}_factory"
+    return factory
+
+
+def register_optimizer(name, factory, *, overwrite=False):
+    """Register an optimizer under ``name`` for the estimators' ``optimizer``.
+
+    Parameters
+    ----------
+    name : str
+        Lower-case name, e.g. ``"sam"``.
+    factory : callable or torch.optim.Optimizer subclass
+        ``factory(module, lr, **optimizer_kwargs)`` returning an optimizer,
+        or an optimizer class called as ``cls(module.parameters(), lr=lr,
+        **optimizer_kwargs)``.
+    overwrite : bool, default=False
+        Replace an existing entry instead of raising.
+
+    Returns
+    -------
+    factory : callable
+        The stored factory (so this can be used as a decorator on a factory
+        function: ``@register_optimizer("name")`` is not supported; call it).
+    """
+    if not isinstance(name, str) or not name:
+        raise TypeError(f"Optimizer names are non-empty strings; got {name!r}.")
+    if name in _OPTIMIZERS and not overwrite:
+        raise ValueError(
+            f"An optimizer named {name!r} is already registered; pass "
+            "overwrite=True to replace it."
+        )
+    if isinstance(factory, type) and issubclass(factory, torch.optim.Optimizer):
+        factory = _from_class(factory)
+    if not callable(factory):
+        raise TypeError(f"factory must be callable; got {factory!r}.")
+    _OPTIMIZERS[name] = factory
+    return factory
+
+
+def available_optimizers():
+    """Sorted list of registered optimizer names.
+
+    Examples
+    --------
+    >>> from skalgos.torch.optim import available_optimizers
+    >>> available_optimizers()
+    ['adamw', 'adamw_sf', 'muon', 'sgd', 'sgd_sf']
+    """
+    return sorted(_OPTIMIZERS)
+
+
+def get_optimizer(name):
+    """The factory registered under ``name`` (clear error if unknown)."""
+    try:
+        return _OPTIMIZERS[name]
+    except (KeyError, TypeError):
+        raise ValueError(
+            f"Unknown optimizer {name!r}. Registered names: "
+            f"{available_optimizers()}; or pass a torch.optim.Optimizer subclass, "
+            "or register one with skalgos.torch.optim.register_optimizer."
+        ) from None
+
+
+def build_optimizer(optimizer, module, lr, **kwargs):
+    """Build an optimizer from a registered name, a class or a factory.
+
+    Parameters
+    ----------
+    optimizer : str, torch.optim.Optimizer subclass or callable
+    module : torch.nn.Module
+    lr : float
+    **kwargs
+        Passed to the factory (the estimators' ``optimizer__*`` params).
+    """
+    if isinstance(optimizer, str):
+        factory = get_optimizer(optimizer)
+    elif isinstance(optimizer, type) and issubclass(optimizer, torch.optim.Optimizer):
+        factory = _from_class(optimizer)
+    elif callable(optimizer):
+        factory = optimizer
+    else:
+        raise TypeError(
+            "optimizer must be a registered name, a torch.optim.Optimizer subclass "
+            f"or a factory(module, lr, **kw); got {optimizer!r}."
+        )
+    return factory(module, lr, **kwargs)
+
+
+def optimizer_flags(opt):
+    """``(requires_closure, requires_mode_switch, accepts_closure)`` of ``opt``."""
+    requires_closure = bool(getattr(opt, "requires_closure", False))
+    has_modes = callable(getattr(opt, "train", None)) and callable(
+        getattr(opt, "eval", None)
+    )
+    requires_mode_switch = bool(getattr(opt, "requires_mode_switch", has_modes))
+    try:
+        accepts_closure = "closure" in inspect.signature(opt.step).parameters
+    except (TypeError, ValueError):  # pragma: no cover - builtins without signature
+        accepts_closure = True
+    return requires_closure, requires_mode_switch, accepts_closure
+
+
+def _muon_factory(module, lr, **kwargs):
+    """``"muon"``: Muon on the matrices, AdamW on the rest.
+
+    ``lr`` is Muon's rate; ``adamw_lr`` (default 3e-3) and the other
+    :func:`muon_param_groups` arguments may be given as ``optimizer__*``;
+    the remaining keywords go to :class:`MuonWithAuxAdamW`. Unlike
+    :func:`muon_param_groups`, ``first_layer`` defaults to ``"muon"``: the
+    reference excludes the first layer of ConvNets, but the input layer of
+    an MLP on tabular features is an ordinary dense matrix, and excluding it
+    would leave a one-hidden-layer MLP without any Muon parameter. With
+    ``modular=True`` every layer is dualized by its own norm (no AdamW).
+    """
+    split = set(inspect.signature(muon_param_groups).parameters) - {"module"}
+    group_kw = {k: kwargs.pop(k) for k in list(kwargs) if k in split}
+    group_kw.setdefault("first_layer", "muon")
+    groups = muon_param_groups(module, muon_lr=lr, **group_kw)
+    if group_kw.get("modular"):
+        return Muon(groups, lr=lr, **kwargs)
+    return MuonWithAuxAdamW(groups, **kwargs)
+
+
+register_optimizer("sgd", torch.optim.SGD)
+register_optimizer("adamw", torch.optim.AdamW)
+register_optimizer("muon", _muon_factory)
+register_optimizer("sgd_sf", SGDScheduleFree)
+register_optimizer("adamw_sf", AdamWScheduleFree)
