@@ -9,6 +9,11 @@ os.environ.setdefault("MPLBACKEND", "Agg")
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
+try:  # skalgos.torch raises on import without torch: do not even collect it
+    import torch  # noqa: F401
+except ImportError:
+    collect_ignore_glob = ["skalgos/torch/*", "examples/torch/*"]
+
 
 def _namespaces():
     from skalgos.utils._backend import available_namespaces
