@@ -13,6 +13,7 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess test
     ) from exc
 
 from . import linalg, lr_scheduler, optim
+from ._compositionality import prequential_mlp
 from ._estimators import MLP, TorchClassifier, TorchRegressor
 
 __all__ = [
@@ -22,4 +23,5 @@ __all__ = [
     "linalg",
     "lr_scheduler",
     "optim",
+    "prequential_mlp",
 ]
