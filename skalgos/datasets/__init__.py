@@ -11,6 +11,7 @@ section below; ``__all__`` lists every generator re-exported here.
 
 
 # --- transport -------------------------------------------------------------
+from ._transport import make_shape_clouds
 
 
 # --- tree ------------------------------------------------------------------

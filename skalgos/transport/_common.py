@@ -47,7 +47,9 @@ def w_sq(X, Y, a, b, *, ot_solver="emd", reg=1e-2):
         G = ot.emd(a, b, M)
     else:
         scale = M.mean() if M.mean() > 0 else 1.0
-        G = ot.sinkhorn(a, b, M / scale, reg, method="sinkhorn_log", numItermax=1000)
+        G = ot.sinkhorn(
+            a, b, M / scale, reg, method="sinkhorn_log", numItermax=1000, stopThr=1e-7
+        )
     return max(float((G * M).sum()), 0.0), np.eye(X.shape[1]), np.asarray(G)
 
 

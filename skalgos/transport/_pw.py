@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.linalg import eigh
+from sklearn.utils import check_random_state
 
 __all__ = ["PWResult", "procrustes_wasserstein", "pw_distance"]
 
@@ -151,7 +152,9 @@ def _ot_plan(a, b, M, solver, reg, nx):
     # the scale of the clouds
     scale = nx.mean(M)
     scale = scale if float(scale) > 0 else 1.0
-    return ot.sinkhorn(a, b, M / scale, reg, method="sinkhorn_log", numItermax=1000)
+    return ot.sinkhorn(
+        a, b, M / scale, reg, method="sinkhorn_log", numItermax=1000, stopThr=1e-7
+    )
 
 
 def procrustes_wasserstein(
@@ -233,8 +236,10 @@ def procrustes_wasserstein(
     for _ in range(max_iter):
         P_new = _procrustes_from_plan(Xn, Yn, _to_numpy(G), allow_reflection)
         G_new, obj_new = step(P_new)
-        if obj_new > obj and ot_solver == "emd":
-            break  # round-off only: the exact scheme cannot increase
+        if obj_new > obj:
+            # exact OT: round-off only (the scheme cannot increase); entropic
+            # OT: no further progress. Keep the better iterate.
+            break
         P, G = P_new, G_new
         history.append(obj_new)
         if obj - obj_new <= tol:
@@ -387,6 +392,15 @@ def _initial_rotation(name, Xn, Yn, an, bn, allow_reflection):
     raise ValueError(f"Unknown init {name!r}.")  # pragma: no cover
 
 
+def _random_orthogonal(d, rng, allow_reflection=True):
+    """Haar-random element of O(d), or of SO(d)."""
+    Q, R = np.linalg.qr(rng.normal(size=(d, d)))
+    Q = Q * np.sign(np.diag(R))
+    if not allow_reflection and np.linalg.det(Q) < 0:
+        Q[:, 0] = -Q[:, 0]
+    return Q
+
+
 def _check_init(init, d, allow_reflection):
     if isinstance(init, str):
         if init not in INITS:
@@ -438,7 +452,6 @@ def _pw_core(
     ``extra_inits`` are additional (name, matrix) starts tried besides ``init``
     (the barycenter uses it to also try the previous rotation).
     """
-    d = X.shape[1]
     Xn, Yn = _to_numpy(X).astype(float), _to_numpy(Y).astype(float)
     an, bn = _to_numpy(a).astype(float), _to_numpy(b).astype(float)
     if isinstance(init, str):
@@ -465,7 +478,6 @@ def _pw_core(
         )
         if best is None or hist[-1] < best[0]:
             best = (hist[-1], P, G, hist, name)
-    del d
     return best
 
 
@@ -476,6 +488,7 @@ def pw_distance(
     b=None,
     *,
     init="fiedler",
+    n_init=1,
     max_iter=100,
     tol=1e-10,
     center=True,
@@ -484,6 +497,7 @@ def pw_distance(
     ot_solver="emd",
     reg=1e-2,
     return_details=False,
+    random_state=None,
 ):
     r"""Procrustes-Wasserstein distance between two point clouds.
 
@@ -516,6 +530,11 @@ def pw_distance(
         path) distance matrices, ``"pca"`` aligns principal axes over their
         sign ambiguities, ``"best"`` runs all of them and keeps the lowest
         objective. An orthogonal array is used as is.
+    n_init : int, default=1
+        Number of starts: ``init`` plus ``n_init - 1`` Haar-random orthogonal
+        maps (rotations when ``allow_reflection=False``) drawn from
+        ``random_state``; the lowest objective is kept. Several starts guard
+        against the local minima of this non-convex problem.
     max_iter : int, default=100
         Maximum OT/Procrustes iterations per start.
     tol : float, default=1e-10
@@ -537,6 +556,8 @@ def pw_distance(
         Entropic regularization relative to the mean cost (``"sinkhorn"``).
     return_details : bool, default=False
         Return a :class:`PWResult` instead of a float.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the random starts (``n_init > 1``).
 
     Returns
     -------
@@ -546,7 +567,8 @@ def pw_distance(
     -----
     The problem is non-convex; each start converges to a local minimum, and
     only ``init="best"`` (which includes the identity) is guaranteed never to
-    exceed W2. Deviations from the official code: the value returned is
+    exceed W2. On small unstructured clouds even ``"best"`` can stop at a
+    local minimum; add random starts with ``n_init``. Deviations from the official code: the value returned is
     ``PW_2`` (the code returns the square); the two signs of the Fiedler
     vector are compared by the exact W2 after the Procrustes step rather than
     by the 1-D cost (one extra OT solve, more robust when both 1-D costs are
@@ -571,6 +593,8 @@ def pw_distance(
     True
     """
     _check_params(max_iter, tol, ot_solver, reg)
+    if not isinstance(n_init, numbers.Integral) or n_init < 1:
+        raise ValueError(f"n_init must be a positive integer; got {n_init!r}.")
     X = _prepare(X, "X")
     Y = _prepare(Y, "Y")
     if _is_backend_array(X) != _is_backend_array(Y) or type(X) is not type(Y):
@@ -586,6 +610,11 @@ def pw_distance(
     init = _check_init(init, X.shape[1], allow_reflection)
     if center:
         X, Y = _center(X, a, nx), _center(Y, b, nx)
+    rng = check_random_state(random_state)
+    extra = [
+        ("random", _random_orthogonal(X.shape[1], rng, allow_reflection))
+        for _ in range(n_init - 1)
+    ]
     obj, P, G, hist, used = _pw_core(
         X,
         Y,
@@ -597,6 +626,7 @@ def pw_distance(
         allow_reflection=allow_reflection,
         ot_solver=ot_solver,
         reg=reg,
+        extra_inits=extra,
     )
     obj = max(float(obj), 0.0)
     value = obj if squared else float(np.sqrt(obj))
