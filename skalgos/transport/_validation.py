@@ -38,6 +38,8 @@ def validate_clouds(X, *, name="X", weights=None):
     layout : {"list", "3d", "2d"}
         How the input came, so that transformers answer in the same layout.
     """
+    if isinstance(X, (list, tuple)) and len(X) == 0:
+        raise ValueError(f"{name} is empty; pass at least one point cloud.")
     if _is_cloud_list(X):
         clouds = [to_numpy(c) for c in X]
         for i, c in enumerate(clouds):
