@@ -9,10 +9,8 @@ section below; ``__all__`` lists every generator re-exported here.
 
 # --- kernel_ridge ----------------------------------------------------------
 
-
 # --- transport -------------------------------------------------------------
-from ._transport import make_shape_clouds
-
+from ._transport import make_shape_clouds as make_shape_clouds
 
 # --- tree ------------------------------------------------------------------
 

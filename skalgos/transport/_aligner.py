@@ -2,7 +2,6 @@
 
 import numbers
 
-import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted

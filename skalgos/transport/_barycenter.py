@@ -4,7 +4,7 @@ import numbers
 
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
-from sklearn.utils import check_random_state
+from sklearn.utils import check_random_state, metadata_routing
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
@@ -335,6 +335,14 @@ class PWBarycenter(TransformerMixin, BaseEstimator):
     >>> bool(pw_distance(bary.barycenter_, S, init="best") < 1e-6)
     True
     """
+
+    # fit's extra arguments are plain arguments, not routed metadata (keeps a
+    # generated set_fit_request out of the API)
+    __metadata_request__fit = {
+        "cloud_weights": metadata_routing.UNUSED,
+        "atom_weights": metadata_routing.UNUSED,
+        "support_weights": metadata_routing.UNUSED,
+    }
 
     _parameter_constraints = {
         "n_support": [Interval(numbers.Integral, 1, None, closed="left")],

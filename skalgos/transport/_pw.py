@@ -521,9 +521,10 @@ def pw_distance(
     a, b : array-like of shape (n,) and (m,), default=None
         Probability weights of the points (non-negative, summing to one);
         uniform when None.
-    init : {"fiedler", "identity", "gw", "gw_geodesic", "pca", "best"} or \
-            array of shape (d, d), default="fiedler"
-        Starting orthogonal map. ``"identity"`` is plain W2 start,
+    init : str or array of shape (d, d), default="fiedler"
+        Starting orthogonal map, one of ``"fiedler"``, ``"identity"``,
+        ``"gw"``, ``"gw_geodesic"``, ``"pca"``, ``"best"`` or an array.
+        ``"identity"`` is the plain W2 start,
         ``"fiedler"`` matches the Fiedler vectors of the k-NN graphs by 1-D OT
         (the strategy the paper recommends), ``"gw"`` / ``"gw_geodesic"`` use a
         Gromov-Wasserstein plan between Euclidean / geodesic (k-NN shortest

@@ -13,7 +13,6 @@ from .._tour import TourResult, register
     metric="ARI",
 )
 def _entry(quick, random_state):
-    import numpy as np
     from sklearn.metrics import adjusted_rand_score
 
     from ..datasets import make_shape_clouds

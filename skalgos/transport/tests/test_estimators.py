@@ -50,6 +50,8 @@ def test_barycenter_of_rotated_copies_recovers_the_shape(shape):
     assert pw_distance(bary.barycenter_, copies[0], init="identity") <= 1e-6
     for Y, P in zip(copies, bary.rotations_):
         assert np.allclose(P.T @ P, np.eye(d))
+        # Y @ P is in the barycenter's frame: no further rotation needed
+        assert pw_distance(bary.barycenter_, Y @ P, init="identity") <= 1e-6
     assert np.allclose(bary.rotations_[0], np.eye(d))
 
 
