@@ -23,7 +23,7 @@ from skalgos.transport import PWBarycenter, PWKMeans, pw_distance
 # parameters -----------------------------------------------------------------
 B1_SHAPES = ["F", "spiral"]
 B1_COPIES, B1_POINTS, B1_SUPPORT = 20, 100, 100
-B2_COPIES, B2_POINTS = 50, 100
+B2_COPIES, B2_POINTS = 50, 250
 B2_SHAPES = {"2-D": "F", "3-D": "s_curve"}
 B2_INITS = ["identity", "gw", "gw_geodesic", "fiedler", "pca"]
 B3_PER_CLASS, B3_SUPPORT, B3_SEEDS = 10, 20, [0, 1, 2]

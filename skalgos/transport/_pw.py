@@ -70,13 +70,13 @@ def _prepare(X, name):
     """Validate one cloud; return it in its own backend (NumPy for lists)."""
     if not _is_backend_array(X) or isinstance(X, np.ndarray):
         try:
+            if np.iscomplexobj(np.asarray(X)):
+                raise ValueError(f"Complex data not supported in {name}.")
             arr = np.array(X, dtype=float, copy=True)
-        except (TypeError, ValueError) as exc:
+        except TypeError as exc:
             raise TypeError(
                 f"{name} must be an array-like of shape (n_points, n_dims)."
             ) from exc
-        if np.iscomplexobj(np.asarray(X)):
-            raise ValueError(f"Complex data not supported in {name}.")
     else:
         arr = X
     npy = np.asarray(_to_numpy(arr), dtype=float)

@@ -233,6 +233,7 @@ def test_torch_inputs_go_through_pot_backend():
         ({"max_iter": -1}, "max_iter"),
         ({"ot_solver": "lp"}, "ot_solver"),
         ({"n_init": 0}, "n_init"),
+        ({"X": np.ones((5, 2)) * 1j}, "Complex"),
     ],
 )
 def test_bad_input(kwargs, match):
