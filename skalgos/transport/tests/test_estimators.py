@@ -252,3 +252,17 @@ def test_make_shape_clouds():
         make_shape_clouds(2, "blob")
     with pytest.raises(ValueError, match="same dimension"):
         make_shape_clouds(2, ["F", "helix"])
+
+
+def test_aligner_feeds_a_cloud_estimator_in_a_pipeline():
+    from sklearn.pipeline import make_pipeline
+
+    clouds, y = make_shape_clouds(
+        6, ["F", "star"], n_points=30, noise=0, resample=False, random_state=4
+    )
+    pipe = make_pipeline(
+        PWAligner(init="best"),
+        PWKMeans(n_clusters=2, n_support=30, pw_init="identity", random_state=0),
+    )
+    labels = pipe.fit_predict(clouds)
+    assert adjusted_rand_score(y, labels) == 1.0
