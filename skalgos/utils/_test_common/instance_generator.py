@@ -85,7 +85,98 @@ _KERNEL_RIDGE = _kernel_ridge_specs()
 
 
 # --- transport ---------------------------------------------------------------
-_TRANSPORT = {}
+def _transport_data(random_state=0):
+    """Six rotated/reflected 2-D clouds of two shapes, as a 3-D float array."""
+    rng = np.random.default_rng(random_state)
+    shapes = [rng.normal(size=(8, 2)) * [2.0, 0.3], rng.normal(size=(8, 2))]
+    clouds = []
+    for i in range(6):
+        t = rng.uniform(0, 2 * np.pi)
+        Q = np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])
+        if i % 3 == 0:
+            Q = Q @ np.diag([1.0, -1.0])
+        clouds.append(shapes[i % 2][rng.permutation(8)] @ Q)
+    return np.stack(clouds), None, {}
+
+
+_TRANSPORT_CLOUD_CHECKS = {
+    # The input is a list of point clouds; sklearn's 2-D X is read as one 1-D
+    # cloud per row, so checks tied to a fixed feature count cannot hold.
+    "check_n_features_in_after_fitting": (
+        "the number of columns of a 2-D X is the number of points of each 1-D "
+        "cloud, which may vary between fit and predict; n_features_in_ is the "
+        "cloud dimension (1 here), checked instead"
+    ),
+    "check_n_features_in": (
+        "n_features_in_ is the dimension of the clouds (1 for a 2-D X of 1-D "
+        "clouds), not X.shape[1], which is the number of points per cloud"
+    ),
+}
+_TRANSPORT_TRANSFORMER_CHECKS = {
+    "check_transformer_general": (
+        "asserts that transform refuses a different number of columns; for 1-D "
+        "clouds that is a different number of points, which is valid input "
+        "(fit_transform == fit().transform is tested in skalgos/transport/tests)"
+    ),
+    "check_transformer_general(readonly_memmap=True)": (
+        "same as check_transformer_general: clouds of another size are valid"
+    ),
+}
+
+_TRANSPORT = {
+    "PWAligner": {
+        "init": {"init": "identity", "max_iter": 5},
+        "data": _transport_data,
+        "output": lambda est, X: np.asarray(est.transform(X)),
+        "expected_failed_checks": {
+            **_TRANSPORT_CLOUD_CHECKS,
+            **_TRANSPORT_TRANSFORMER_CHECKS,
+            "check_transformer_n_iter": (
+                "max_iter caps the PW iterations of each cloud in transform; fit "
+                "only picks the reference and runs no iterations"
+            ),
+        },
+    },
+    "PWBarycenter": {
+        "init": {
+            "n_support": 4,
+            "init": "identity",
+            "max_iter": 3,
+            "inner_max_iter": 5,
+        },
+        "data": _transport_data,
+        "expected_failed_checks": {
+            **_TRANSPORT_CLOUD_CHECKS,
+            **_TRANSPORT_TRANSFORMER_CHECKS,
+        },
+    },
+    "PWKMeans": {
+        "init": {
+            "n_clusters": 2,
+            "n_support": 4,
+            "max_iter": 2,
+            "pw_init": "identity",
+            "barycenter_max_iter": 2,
+            "inner_max_iter": 5,
+        },
+        "data": _transport_data,
+        "expected_failed_checks": {
+            **_TRANSPORT_CLOUD_CHECKS,
+            **{
+                name: (
+                    "asserts ARI > 0.4 on 2-D blobs, which PWKMeans reads as 1-D "
+                    "two-point clouds: after centring and up to sign only |x1 - x2| "
+                    "remains, so the blobs are invisible to a rotation-invariant "
+                    "distance by design"
+                )
+                for name in (
+                    "check_clustering",
+                    "check_clustering(readonly_memmap=True)",
+                )
+            },
+        },
+    },
+}
 
 
 # --- tree --------------------------------------------------------------------

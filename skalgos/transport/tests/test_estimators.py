@@ -1,0 +1,268 @@
+"""PWBarycenter, PWAligner, PWKMeans and make_shape_clouds."""
+
+import numpy as np
+import ot
+import pytest
+from sklearn.metrics import adjusted_rand_score
+
+from skalgos.datasets import make_shape_clouds
+from skalgos.transport import (
+    PWAligner,
+    PWBarycenter,
+    PWKMeans,
+    pw_barycenter,
+    pw_distance,
+)
+
+
+def _haar(d, rng):
+    Q, R = np.linalg.qr(rng.normal(size=(d, d)))
+    return Q * np.sign(np.diag(R))
+
+
+def _shape(n=30, shape="F", seed=0):
+    (S,), _ = make_shape_clouds(
+        1,
+        shape,
+        n_points=n,
+        noise=0,
+        resample=False,
+        rotate=False,
+        permute=False,
+        random_state=seed,
+    )
+    return S - S.mean(axis=0)
+
+
+@pytest.mark.parametrize("shape", ["F", "helix"])
+def test_barycenter_of_rotated_copies_recovers_the_shape(shape):
+    S = _shape(30, shape)
+    rng = np.random.default_rng(1)
+    d = S.shape[1]
+    copies = [(S @ _haar(d, rng))[rng.permutation(30)] for _ in range(10)]
+    bary = PWBarycenter(
+        n_support=30, support_init="first", init="fiedler", max_iter=20, random_state=0
+    ).fit(copies)
+    scale = np.sqrt((S**2).sum(axis=1).mean())
+    assert pw_distance(bary.barycenter_, S, init="best") <= 1e-6 * scale
+    assert bary.inertia_ <= 1e-10
+    # reported in the first cloud's frame: aligned with copies[0] as it is
+    assert pw_distance(bary.barycenter_, copies[0], init="identity") <= 1e-6
+    for Y, P in zip(copies, bary.rotations_):
+        assert np.allclose(P.T @ P, np.eye(d))
+        # Y @ P is in the barycenter's frame: no further rotation needed
+        assert pw_distance(bary.barycenter_, Y @ P, init="identity") <= 1e-6
+    assert np.allclose(bary.rotations_[0], np.eye(d))
+
+
+def test_barycenter_of_one_cloud_is_the_cloud_up_to_orthogonal_map():
+    rng = np.random.default_rng(2)
+    Y = rng.normal(size=(15, 2)) * [2, 1]
+    bary = PWBarycenter(n_support=15, init="best", random_state=0).fit([Y])
+    assert pw_distance(bary.barycenter_, Y, init="best") < 1e-6
+
+
+def test_barycenter_beats_wasserstein_on_rotated_copies():
+    S = _shape(40)
+    rng = np.random.default_rng(3)
+    copies = [(S @ _haar(2, rng))[rng.permutation(40)] for _ in range(6)]
+    pw = pw_barycenter(
+        copies, n_support=40, support_init="first", max_iter=10, random_state=0
+    )
+    w = pw_barycenter(
+        copies,
+        n_support=40,
+        support_init="first",
+        metric="w",
+        max_iter=10,
+        random_state=0,
+    )
+    assert pw_distance(w, S, init="best") > 10 * pw_distance(pw, S, init="best")
+
+
+def test_rotations_disabled_equals_pot_free_support_barycenter():
+    rng = np.random.default_rng(4)
+    clouds = [rng.normal(size=(n, 2)) + [1.0, -2.0] for n in (12, 15, 9)]
+    weights = [rng.uniform(0.5, 1.0, size=len(c)) for c in clouds]
+    weights = [w / w.sum() for w in weights]
+    lam = np.array([0.5, 0.3, 0.2])
+    X0 = rng.normal(size=(7, 2))
+    expected = ot.lp.free_support_barycenter(
+        clouds, weights, X0, weights=lam, numItermax=50, stopThr=1e-9
+    )
+    ours, log = pw_barycenter(
+        clouds,
+        support_init=X0,
+        metric="w",
+        center=False,
+        max_iter=50,
+        tol=1e-9,
+        cloud_weights=lam,
+        atom_weights=weights,
+        log=True,
+    )
+    np.testing.assert_allclose(ours, expected, rtol=0, atol=1e-8)
+    assert log["n_iter"] >= 1 and len(log["plans"]) == 3
+
+
+def test_barycenter_attributes_transform_and_score():
+    clouds, _ = make_shape_clouds(5, "F", n_points=30, random_state=0)
+    bary = PWBarycenter(n_support=20, max_iter=5, store_plans=True, random_state=0).fit(
+        clouds
+    )
+    assert bary.barycenter_.shape == (20, 2)
+    assert np.allclose(bary.support_weights_, 1 / 20)
+    assert len(bary.rotations_) == len(bary.plans_) == 5
+    assert bary.plans_[0].shape == (20, clouds[0].shape[0])
+    assert bary.n_features_in_ == 2 and 1 <= bary.n_iter_ <= 5
+    D = bary.transform(clouds)
+    assert D.shape == (5, 1) and np.all(D >= 0)
+    assert bary.score(clouds) == pytest.approx(-np.mean(D[:, 0] ** 2))
+    # the fitted inertia is the weighted sum of the squared distances
+    assert bary.inertia_ == pytest.approx(np.mean(D[:, 0] ** 2), rel=1e-6, abs=1e-9)
+
+
+def test_barycenter_fit_transform_equals_fit_then_transform():
+    clouds, _ = make_shape_clouds(4, "spiral", n_points=20, random_state=1)
+    a = PWBarycenter(n_support=10, max_iter=3, random_state=0).fit_transform(clouds)
+    b = (
+        PWBarycenter(n_support=10, max_iter=3, random_state=0)
+        .fit(clouds)
+        .transform(clouds)
+    )
+    np.testing.assert_array_equal(a, b)
+
+
+def test_aligner_puts_rotated_copies_onto_the_reference():
+    S = _shape(25)
+    rng = np.random.default_rng(5)
+    copies = [(S @ _haar(2, rng)) + rng.normal(size=2) for _ in range(4)]
+    al = PWAligner(reference=S, init="best").fit(copies)
+    out = al.transform(copies)
+    assert isinstance(out, list) and len(out) == 4
+    for Y in out:  # same points (no permutation here), in the reference frame
+        np.testing.assert_allclose(Y, S, atol=1e-8)
+    # 3-D array in, 3-D array out; first-cloud reference
+    arr = np.stack(copies)
+    out3 = PWAligner(init="best").fit_transform(arr)
+    assert out3.shape == arr.shape
+    np.testing.assert_allclose(out3[1], out3[0], atol=1e-8)
+
+
+def test_aligner_barycenter_reference():
+    clouds, _ = make_shape_clouds(3, "F", n_points=20, random_state=2)
+    al = PWAligner(reference="barycenter", n_support=15, random_state=0).fit(clouds)
+    assert al.reference_.shape == (15, 2)
+
+
+def test_kmeans_clusters_rotated_shapes_where_wasserstein_fails():
+    # exact rotated / reflected / permuted copies: within-class PW is zero
+    clouds, y = make_shape_clouds(
+        12,
+        ["F", "spiral", "star"],
+        n_points=40,
+        noise=0,
+        resample=False,
+        random_state=0,
+    )
+    km = PWKMeans(n_clusters=3, n_support=40, random_state=0).fit(clouds)
+    assert adjusted_rand_score(y, km.labels_) == 1.0
+    np.testing.assert_array_equal(km.predict(clouds), km.labels_)
+    assert len(km.cluster_centers_) == 3 and km.cluster_centers_[0].shape == (40, 2)
+    assert km.inertia_ < 1e-8
+    assert km.inertia_ == pytest.approx(-km.score(clouds))
+    w = PWKMeans(n_clusters=3, n_support=40, metric="w", random_state=0).fit(clouds)
+    assert adjusted_rand_score(y, w.labels_) < 1.0
+
+
+def test_kmeans_random_seeding_and_too_few_clouds():
+    clouds, y = make_shape_clouds(6, ["F", "heart"], n_points=20, random_state=3)
+    km = PWKMeans(n_clusters=2, n_support=10, init="random", random_state=0).fit(clouds)
+    assert set(km.labels_) <= {0, 1}
+    with pytest.raises(ValueError, match="n_clusters"):
+        PWKMeans(n_clusters=7).fit(clouds)
+
+
+@pytest.mark.parametrize("Est", [PWBarycenter, PWKMeans, PWAligner])
+@pytest.mark.parametrize(
+    "X, match",
+    [
+        ([np.ones((4, 2)), np.ones((5, 3))], "same dimension"),
+        ([np.ones((4, 2)), np.empty((0, 2))], "at least 1"),
+        ([np.ones((4, 2)), np.array([[np.nan, 1.0], [1.0, 2.0]])], "NaN"),
+        ([], "empty|at least one"),
+    ],
+)
+def test_estimators_bad_clouds(Est, X, match):
+    with pytest.raises(ValueError, match=match):
+        Est().fit(X)
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"atom_weights": [np.full(4, 0.3), np.full(3, 1 / 3)]}, "sum to one"),
+        (
+            {"atom_weights": [np.array([1.5, -0.5, 0, 0]), np.full(3, 1 / 3)]},
+            "non-negative",
+        ),
+        ({"cloud_weights": [0.7, 0.7]}, "sum to one"),
+        ({"cloud_weights": [1.5, -0.5]}, "non-negative"),
+    ],
+)
+def test_barycenter_bad_weights(kwargs, match):
+    X = [np.arange(8.0).reshape(4, 2), np.arange(6.0).reshape(3, 2) ** 2]
+    with pytest.raises(ValueError, match=match):
+        PWBarycenter(n_support=3).fit(X, **kwargs)
+
+
+def test_dimension_mismatch_at_predict_time():
+    X = [np.random.default_rng(0).normal(size=(6, 2)) for _ in range(3)]
+    km = PWKMeans(n_clusters=2, n_support=4, random_state=0).fit(X)
+    with pytest.raises(ValueError, match="dimension"):
+        km.predict([np.ones((5, 3))])
+
+
+def test_make_shape_clouds():
+    clouds, y, refs = make_shape_clouds(
+        6, ["helix", "s_curve"], n_points=50, random_state=0, return_references=True
+    )
+    assert len(clouds) == 6 and all(c.shape[1] == 3 for c in clouds)
+    assert y.tolist() == [0, 0, 0, 1, 1, 1] and len(refs) == 2
+    sizes = {c.shape[0] for c in clouds}
+    assert min(sizes) >= 50  # points are kept or duplicated, never dropped
+    again, _ = make_shape_clouds(6, ["helix", "s_curve"], n_points=50, random_state=0)
+    for c1, c2 in zip(clouds, again):
+        np.testing.assert_array_equal(c1, c2)
+    # noiseless copies are equivalent to their reference
+    clean, _, (ref,) = make_shape_clouds(
+        2,
+        "F",
+        n_points=30,
+        noise=0,
+        resample=False,
+        random_state=1,
+        return_references=True,
+    )
+    assert pw_distance(clean[0], ref, init="best") < 1e-6
+    digits, yd = make_shape_clouds(10, "digits", random_state=0)
+    assert sorted(yd.tolist()) == [0, 0, 1, 1, 2, 2, 3, 3, 4, 4]
+    assert all(10 <= c.shape[0] <= 64 and c.shape[1] == 2 for c in digits)
+    with pytest.raises(ValueError, match="Unknown shape"):
+        make_shape_clouds(2, "blob")
+    with pytest.raises(ValueError, match="same dimension"):
+        make_shape_clouds(2, ["F", "helix"])
+
+
+def test_aligner_feeds_a_cloud_estimator_in_a_pipeline():
+    from sklearn.pipeline import make_pipeline
+
+    clouds, y = make_shape_clouds(
+        6, ["F", "star"], n_points=30, noise=0, resample=False, random_state=4
+    )
+    pipe = make_pipeline(
+        PWAligner(init="best"),
+        PWKMeans(n_clusters=2, n_support=30, pw_init="identity", random_state=0),
+    )
+    labels = pipe.fit_predict(clouds)
+    assert adjusted_rand_score(y, labels) == 1.0
