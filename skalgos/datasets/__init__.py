@@ -5,7 +5,7 @@ section below; ``__all__`` lists every generator re-exported here.
 """
 
 # --- completion ------------------------------------------------------------
-
+from ._completion import make_side_info_completion  # noqa: E402,F401
 
 # --- kernel_ridge ----------------------------------------------------------
 
