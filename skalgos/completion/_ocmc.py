@@ -344,11 +344,6 @@ class _CompletionMixin:
         A, B = _prepare_sides(row_side, col_side, m, n, obs, xp, obs.dtype)
         if self._model == "nnm":
             A = B = None
-        if self._model == "imc" and A is None and B is None:
-            raise ValueError(
-                "IMCCompleter needs side information: pass row_side and/or "
-                "col_side (without both it is NuclearNormCompleter)."
-            )
         # The exact model is homogeneous of degree one in the data, so solve on
         # data of unit RMS: the defaults of lambda/beta then suit any scale.
         scale = frobenius(obs, xp) / math.sqrt(n_obs)
@@ -413,6 +408,7 @@ class _CompletionMixin:
                 f"{result['residuals']['primal'][-1]:.2e}. Increase max_iter or "
                 "beta_max, or loosen tol.",
                 ConvergenceWarning,
+                stacklevel=3,
             )
         X = result["X"]
         self.completed_ = X
@@ -440,6 +436,15 @@ class _CompletionMixin:
         self.objective_ = objective
         self.n_observed_ = n_obs
         return self
+
+
+def _check_same_namespace(X, est, method):
+    """Refuse inputs from another namespace/device than the fit (sklearn's rule)."""
+    try:
+        from sklearn.utils._array_api import check_same_namespace
+    except ImportError:  # pragma: no cover - private helper moved
+        return
+    check_same_namespace(X, est, attribute="completed_", method=method)
 
 
 def _nuclear(X, xp):
@@ -483,8 +488,9 @@ class _MatrixCompleter(
         obs = xp.where(mask_b, X, xp.zeros_like(X))
         mask = xp.astype(mask_b, X.dtype)
         self._fit_matrix(obs, mask, xp)
-        self._fit_mask = to_numpy(mask_b).copy()
-        self._fit_obs = to_numpy(obs).copy()
+        # Kept to recognise the fitted matrix in transform (transductive).
+        self._fit_mask = mask_b
+        self._fit_obs = obs
         return self
 
     def transform(self, X):
@@ -506,13 +512,15 @@ class _MatrixCompleter(
         """
         check_is_fitted(self)
         X = validate_data(self, X, ensure_all_finite="allow-nan", reset=False)
+        _check_same_namespace(X, self, "transform")
         xp = get_namespace(X)
         Xn = to_numpy(X).astype(np.float64)
-        same = Xn.shape == self._fit_mask.shape
+        fit_mask = to_numpy(self._fit_mask)
+        same = Xn.shape == fit_mask.shape
         if same:
             mask = ~np.isnan(Xn)
-            same = np.array_equal(mask, self._fit_mask) and np.array_equal(
-                np.where(mask, Xn, 0.0), self._fit_obs
+            same = np.array_equal(mask, fit_mask) and np.array_equal(
+                np.where(mask, Xn, 0.0), to_numpy(self._fit_obs)
             )
         if not same:
             raise ValueError(
@@ -1076,6 +1084,7 @@ scale_, n_observed_ :
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.array_api_support = True
+        tags.input_tags.positive_only = True  # X holds indices
         return tags
 
     def _resolve_shape(self, pairs):
@@ -1147,6 +1156,7 @@ scale_, n_observed_ :
         """
         check_is_fitted(self)
         X = validate_data(self, X, dtype=None, reset=False)
+        _check_same_namespace(X, self, "predict")
         pairs = _check_pairs(X, self.shape_)
         xp = get_namespace(self.completed_)
         flat = pairs[:, 0] * self.shape_[1] + pairs[:, 1]

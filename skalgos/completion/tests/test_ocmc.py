@@ -216,9 +216,13 @@ def test_imc_error_floor_with_incomplete_side_information(problem):
     np.testing.assert_allclose(A @ A.T @ X @ B @ B.T, X, atol=1e-10)
 
 
-def test_imc_needs_side_information(problem):
-    with pytest.raises(ValueError, match="needs side information"):
-        IMCCompleter().fit(problem[0])
+def test_imc_without_side_information_is_nuclear_norm(problem):
+    M = problem[0]
+    np.testing.assert_allclose(
+        IMCCompleter().fit_transform(M),
+        NuclearNormCompleter().fit_transform(M),
+        atol=1e-12,
+    )
 
 
 # --- the regressor face and model selection ---------------------------------
