@@ -40,7 +40,8 @@ __all__ = [
 # Matrices with min(m, n) above this use the truncated SVD path under svd="auto".
 _AUTO_TRUNCATED_MIN_SIDE = 400
 # In exact mode only lambda_y / lambda_x matters; the solver runs with the
-# weights rescaled to sum to this (on unit-RMS data), a speed choice.
+# weights rescaled to sum to this times max(1, sqrt(mn) / 100) (on unit-RMS
+# data), a speed choice.
 _EXACT_WEIGHT_SUM = 0.1
 
 
@@ -56,6 +57,26 @@ def _float_dtype(xp, x):
         return xp.float64
     except Exception:  # pragma: no cover - e.g. torch MPS
         return xp.float32
+
+
+def n_blocks_of(use_y):
+    return 2.0 if use_y else 1.0
+
+
+def _spectral_norm(Z, xp, random_state, n_iter=20):
+    """Largest singular value of ``Z`` by power iteration (a few products)."""
+    v = to_device(random_state.standard_normal(Z.shape[1]), device(Z), xp=xp)
+    v = xp.astype(v, Z.dtype)
+    s = 0.0
+    for _ in range(n_iter):
+        u = Z @ v
+        nu = math.sqrt(float(xp.sum(u * u)))
+        if nu == 0.0:
+            return 0.0
+        v = Z.T @ (u / nu)
+        s = math.sqrt(float(xp.sum(v * v)))
+        v = v / s
+    return s
 
 
 def _solve(
@@ -161,6 +182,15 @@ def _solve(
         rank = svd_rank if svd_rank is not None else max(10, min(shape_var) // 20)
         return _SVDState(rank, random_state)
 
+    if beta == "auto":
+        # Continuation: start where the first threshold equals the top
+        # singular value of the first SVT argument, so the iterate grows in
+        # rank from 0 instead of starting at full rank on large matrices.
+        top = _spectral_norm(obs, xp, random_state)
+        if exact:
+            beta = mu * lam / (n_blocks_of(use_y) * max(top, 1e-300))
+        else:
+            beta = 1e-2
     state_x, state_y = new_state(), new_state()
     hist = {"primal": [], "complement": [], "dual": [], "rank": []}
     converged = False
@@ -306,7 +336,7 @@ _SOLVER_CONSTRAINTS = {
     "loss": [StrOptions({"exact", "squared"})],
     "gamma": [Interval(numbers.Real, 0, None, closed="neither")],
     "mu": [Interval(numbers.Real, 0, 2, closed="neither")],
-    "beta": [Interval(numbers.Real, 0, None, closed="neither")],
+    "beta": [Interval(numbers.Real, 0, None, closed="neither"), StrOptions({"auto"})],
     "beta_max": [Interval(numbers.Real, 0, None, closed="neither")],
     "rho": [Interval(numbers.Real, 1, None, closed="left")],
     "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
@@ -373,7 +403,11 @@ class _CompletionMixin:
                     (A is not None and A.shape[1] == m)
                     or (B is not None and B.shape[1] == n)
                 )
-                k = _EXACT_WEIGHT_SUM / (lam_x + (lam_y if active_y else 0.0))
+                # Larger matrices have larger sampling-noise singular values;
+                # growing the (immaterial) weight scale with sqrt(mn) keeps
+                # the iterates low rank.
+                target = _EXACT_WEIGHT_SUM * max(1.0, math.sqrt(m * n) / 100.0)
+                k = target / (lam_x + (lam_y if active_y else 0.0))
                 lam_x, lam_y = lam_x * k, lam_y * k
             result = _solve(
                 obs / scale,
@@ -567,17 +601,21 @@ _SHARED_DOC_PARAMS = """
         Step of the linearised X-update, ``eta = mu / ||A||^2`` in units of
         ``1 / beta`` (``||A||^2 = 2`` with side information). ``mu < 1`` is
         the textbook-safe region; the official code uses 1.2.
-    beta : float, default=1e-2
-        Initial penalty of the augmented Lagrangian.
-    beta_max : float, default=1e3
+    beta : float or "auto", default="auto"
+        Initial penalty of the augmented Lagrangian. ``"auto"`` (ours) starts
+        where the first singular value threshold equals the spectral norm of
+        the (scaled) observations, a continuation that keeps the iterates low
+        rank on large matrices; the official code starts at 1e-2.
+    beta_max : float, default=1e4
         Largest penalty.
-    rho : float, default=1.05
-        Penalty growth per iteration, ``beta <- min(beta_max, rho * beta)``.
+    rho : float, default=1.5
+        Penalty growth factor, applied while the primal residual exceeds ten
+        times the dual residual.
     max_iter : int, default=2000
         Iteration cap.
-    tol : float, default=1e-6
+    tol : float, default=1e-5
         Stop when the relative feasibility residual, the relative complement
-        residual and the relative change of ``X`` are all below ``tol``.
+        residual and the relative dual residual are all below ``tol``.
     svd : {"auto", "full", "randomized"}, default="auto"
         ``"full"``: a thin SVD per thresholding. ``"randomized"``: a
         truncated SVD by subspace iteration warm started from the previous
@@ -649,15 +687,18 @@ class OCMCCompleter(_MatrixCompleter):
     code (``lan-weizhang/OCMC``, solver ``IDMC``). Ours, with reasons:
 
     * A stopping rule (the official code runs a fixed number of iterations):
-      relative feasibility, complement and change residuals below ``tol``.
+      relative feasibility, complement and dual residuals below ``tol``.
+    * A residual-balancing penalty schedule (``beta`` grows by ``rho`` while
+      the primal residual exceeds ten times the dual one) and a continuation
+      start ``beta="auto"``, instead of the code's fixed growth ``1.2`` up to
+      ``beta_max=1``: the fixed schedule stalls far from feasibility, or,
+      with a large ``beta_max``, freezes ``X`` before it is optimal.
     * The data are divided by the RMS ``s`` of the observed entries before
-      solving and the solution multiplied back. In the exact model this
-      changes nothing but the speed (the problem is homogeneous), and it makes
-      one set of defaults work for data of any scale.
-    * Defaults ``mu=1.0``, ``rho=1.05``, ``beta_max=1e3`` instead of the
-      code's ``1.2``, ``1.2``, ``1``: ``mu=1.0`` is the textbook step bound
-      and the larger final penalty reaches ``tol`` on problems where the
-      code's settings stall (its feasibility residual stays near 1e-2).
+      solving and the solution multiplied back, and in exact mode the weights
+      are rescaled to a size-dependent sum. The exact model is homogeneous
+      and only ``lambda_y / lambda_x`` matters, so this changes nothing but
+      the speed, and one set of defaults works for data of any scale and size.
+    * ``mu=1.0`` (the textbook step bound) instead of the code's 1.2.
     * Projectors in low-rank form (``Z - A(A^T Z)``) instead of m x m
       matrices, and an optional truncated SVD.
     * Without side information the two nuclear norms coincide and are solved
@@ -706,7 +747,7 @@ class OCMCCompleter(_MatrixCompleter):
         loss="exact",
         gamma=1.0,
         mu=1.0,
-        beta=1e-2,
+        beta="auto",
         beta_max=1e4,
         rho=1.5,
         max_iter=2000,
@@ -804,7 +845,7 @@ class NuclearNormCompleter(_MatrixCompleter):
         loss="exact",
         gamma=1.0,
         mu=1.0,
-        beta=1e-2,
+        beta="auto",
         beta_max=1e4,
         rho=1.5,
         max_iter=2000,
@@ -908,7 +949,7 @@ class IMCCompleter(_MatrixCompleter):
         loss="exact",
         gamma=1.0,
         mu=1.0,
-        beta=1e-2,
+        beta="auto",
         beta_max=1e4,
         rho=1.5,
         max_iter=2000,
@@ -1053,7 +1094,7 @@ scale_, n_observed_ :
         loss="exact",
         gamma=1.0,
         mu=1.0,
-        beta=1e-2,
+        beta="auto",
         beta_max=1e4,
         rho=1.5,
         max_iter=2000,
