@@ -63,10 +63,11 @@ def n_blocks_of(use_y):
     return 2.0 if use_y else 1.0
 
 
-def _spectral_norm(Z, xp, random_state, n_iter=20):
+def _spectral_norm(Z, xp, n_iter=20):
     """Largest singular value of ``Z`` by power iteration (a few products)."""
-    v = to_device(random_state.standard_normal(Z.shape[1]), device(Z), xp=xp)
-    v = xp.astype(v, Z.dtype)
+    # A deterministic start (the column sums, or ones), so that fits do not
+    # depend on random_state unless the truncated SVD is used.
+    v = xp.sum(xp.abs(Z), axis=0) + 1.0
     s = 0.0
     for _ in range(n_iter):
         u = Z @ v
@@ -186,7 +187,7 @@ def _solve(
         # Continuation: start where the first threshold equals the top
         # singular value of the first SVT argument, so the iterate grows in
         # rank from 0 instead of starting at full rank on large matrices.
-        top = _spectral_norm(obs, xp, random_state)
+        top = _spectral_norm(obs, xp)
         if exact:
             beta = mu * lam / (n_blocks_of(use_y) * max(top, 1e-300))
         else:
