@@ -665,7 +665,7 @@ class OCMCCompleter(_MatrixCompleter):
         ``lambda_x ||X||_* + lambda_y ||P(X)||_*`` at the solution (plus the
         data term for ``loss="squared"``), in the units of the data.
     residuals_ : dict of lists
-        Per-iteration ``"primal"``, ``"complement"``, ``"change"`` residuals
+        Per-iteration ``"primal"``, ``"complement"``, ``"dual"`` residuals
         and ``"rank"`` of ``X`` (in the scaled problem).
     row_basis_, col_basis_ : array or None
         The orthonormalised side information.
