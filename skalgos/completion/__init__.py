@@ -1,3 +1,17 @@
-"""skalgos.completion (not built yet)."""
+"""Matrix completion with incomplete side information (OCMC, ICML 2025)."""
 
-__all__ = []
+from ._ocmc import (
+    IMCCompleter,
+    NuclearNormCompleter,
+    OCMCCompleter,
+    OCMCRegressor,
+    ocmc_complete,
+)
+
+__all__ = [
+    "IMCCompleter",
+    "NuclearNormCompleter",
+    "OCMCCompleter",
+    "OCMCRegressor",
+    "ocmc_complete",
+]

@@ -33,8 +33,98 @@ from sklearn.utils import get_tags
 
 from ..discovery import all_estimators
 
+
 # --- completion --------------------------------------------------------------
-_COMPLETION = {}
+def _completion_matrix(random_state):
+    from skalgos.datasets import make_side_info_completion
+
+    M, *_ = make_side_info_completion(
+        12, 10, rank=2, completeness=0.5, sampling_rate=0.6, random_state=random_state
+    )
+    return M, None, {}
+
+
+def _completion_table(random_state):
+    from skalgos.datasets import make_side_info_completion
+
+    M, mask, *_ = make_side_info_completion(
+        12, 10, rank=2, completeness=0.5, sampling_rate=0.6, random_state=random_state
+    )
+    return np.argwhere(mask), M[mask], {}
+
+
+_TRANSDUCTIVE = (
+    "completion is transductive: transform only accepts the matrix given to fit "
+    "and raises a ValueError for any other matrix"
+)
+_COMPLETER_FAILS = {
+    "check_fit_idempotent": _TRANSDUCTIVE + " (the check transforms a held-out split)",
+    "check_methods_sample_order_invariance": _TRANSDUCTIVE
+    + " (the check transforms permuted rows)",
+    "check_methods_subset_invariance": _TRANSDUCTIVE
+    + " (the check transforms row subsets)",
+    "check_transformer_n_iter": "a fully observed matrix is returned as is, "
+    "without iterating, so n_iter_ is 0 on the check's complete data",
+}
+_PAIRS = (
+    "X must be integer (row, col) index pairs of shape (n_entries, 2); the "
+    "check feeds float feature matrices"
+)
+_REGRESSOR_FAILS = {
+    name: _PAIRS
+    for name in (
+        "check_fit_score_takes_y",
+        "check_estimators_overwrite_params",
+        "check_estimators_nan_inf",
+        "check_dont_overwrite_parameters",
+        "check_estimators_fit_returns_self",
+        "check_readonly_memmap_input",
+        "check_n_features_in_after_fitting",
+        "check_estimators_pickle",
+        "check_estimators_dtypes",
+        "check_dtype_object",
+        "check_pipeline_consistency",
+        "check_regressor_data_not_an_array",
+        "check_regressors_no_decision_function",
+        "check_supervised_y_2d",
+        "check_f_contiguous_array_estimator",
+        "check_regressors_int",
+        "check_regressors_train",
+        "check_array_api_input",
+        "check_array_api_same_namespace",
+        "check_array_api_mixed_inputs",
+        "check_positive_only_tag_during_fit",
+        "check_methods_sample_order_invariance",
+        "check_methods_subset_invariance",
+        "check_fit2d_1sample",
+        "check_fit2d_1feature",
+        "check_dict_unchanged",
+        "check_fit_idempotent",
+        "check_fit_check_is_fitted",
+        "check_n_features_in",
+        "check_fit2d_predict1d",
+        "check_non_transformer_estimators_n_iter",
+    )
+}
+_COMPLETER_SPEC = {
+    "data": _completion_matrix,
+    "expected_failed_checks": _COMPLETER_FAILS,
+    "array_api_rtol": 1e-7,
+}
+_COMPLETION = {
+    "OCMCCompleter": dict(_COMPLETER_SPEC, grid={"lambda_y": [1.0, 4.0]}),
+    "NuclearNormCompleter": dict(_COMPLETER_SPEC, grid={"tol": [1e-4, 1e-5]}),
+    "IMCCompleter": dict(_COMPLETER_SPEC, grid={"tol": [1e-4, 1e-5]}),
+    "OCMCRegressor": {
+        # The matrix shape is given: a CV fold may miss the last rows.
+        "init": {"shape": (12, 10)},
+        "data": _completion_table,
+        "expected_failed_checks": _REGRESSOR_FAILS,
+        "grid": {"lambda_y": [1.0, 4.0]},
+        "cv": 2,
+        "array_api_rtol": 1e-7,
+    },
+}
 
 
 # --- kernel_ridge ------------------------------------------------------------

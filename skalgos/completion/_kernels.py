@@ -1,0 +1,157 @@
+"""Array-API dense algebra of the completion solvers.
+
+Everything here takes the namespace ``xp`` explicitly and uses only the array
+API standard (plus its ``linalg`` extension), so NumPy, CuPy, torch and
+array-api-strict arrays all run the same code. No Numba: the work is dense
+BLAS/LAPACK (products and SVDs), which the namespaces already do well.
+"""
+
+import math
+
+import numpy as np
+
+from ..utils._backend import to_device
+
+__all__ = [
+    "complement",
+    "frobenius",
+    "orthonormal_basis",
+    "svt",
+]
+
+
+def frobenius(Z, xp):
+    """Frobenius norm as a Python float."""
+    return math.sqrt(float(xp.sum(Z * Z)))
+
+
+def orthonormal_basis(S, xp, rtol=None):
+    """Orthonormal basis of the column span of ``S`` (rank revealing, by SVD).
+
+    Columns whose singular value is below ``rtol * s_max`` are dropped, so a
+    rank-deficient side-information matrix gives the basis of its true span.
+    Only the span matters to the model, hence this and not ``qr``.
+    """
+    if S.shape[1] == 0:
+        return S
+    U, s, _ = xp.linalg.svd(S, full_matrices=False)
+    if rtol is None:
+        rtol = max(S.shape) * float(np.finfo(np.float64).eps)
+    smax = float(s[0]) if s.shape[0] else 0.0
+    keep = int(xp.sum(xp.astype(s > rtol * smax, xp.int32))) if smax > 0 else 0
+    return U[:, :keep]
+
+
+def complement(Z, A, B):
+    """``(I - A A^T) Z (I - B B^T)`` with the projectors kept in low-rank form.
+
+    ``A`` (m x a) and ``B`` (n x b) have orthonormal columns; ``None`` means no
+    side information on that side (the identity complement). Costs
+    ``O(mn(a + b))`` time and no m x m or n x n matrix.
+    """
+    if A is not None:
+        Z = Z - A @ (A.T @ Z)
+    if B is not None:
+        Z = Z - (Z @ B) @ B.T
+    return Z
+
+
+class _SVDState:
+    """Warm start of the truncated SVD: the previous right singular vectors."""
+
+    def __init__(self, rank, random_state, oversample=10, n_power=2):
+        self.rank = rank
+        self.rng = random_state
+        self.oversample = oversample
+        self.n_power = n_power
+        self.V = None
+
+
+def _full_svd(Z, xp):
+    return xp.linalg.svd(Z, full_matrices=False)
+
+
+def _subspace_svd(Z, k, state, xp):
+    """Top-``k`` SVD by block subspace iteration, warm started from ``state.V``.
+
+    Consecutive ADMM iterates differ little, so the previous right singular
+    vectors are an excellent start and two power steps suffice; the extra
+    random columns (from ``state.rng``, moved to the device of ``Z``) let new
+    directions enter.
+    """
+    m, n = Z.shape
+    p = min(k + state.oversample, min(m, n))
+    cols = p
+    blocks = []
+    if state.V is not None:
+        V = state.V[:, : min(state.V.shape[1], p)]
+        blocks.append(V)
+        cols = p - V.shape[1]
+    if cols > 0:
+        G = state.rng.standard_normal((n, cols))
+        blocks.append(to_device(G, _device(Z), xp=xp))
+    Q0 = blocks[0] if len(blocks) == 1 else xp.concat(blocks, axis=1)
+    Q0 = xp.astype(Q0, Z.dtype)
+    Q, _ = xp.linalg.qr(Z @ Q0)
+    for _ in range(state.n_power):
+        Q, _ = xp.linalg.qr(Z.T @ Q)
+        Q, _ = xp.linalg.qr(Z @ Q)
+    Bsmall = Q.T @ Z  # p x n
+    Ub, s, Vt = xp.linalg.svd(Bsmall, full_matrices=False)
+    return Q @ Ub, s, Vt
+
+
+def _device(Z):
+    from ..utils._backend import device
+
+    return device(Z)
+
+
+def svt(Z, tau, xp, state=None):
+    """Singular value thresholding ``U max(S - tau, 0) V^T``.
+
+    Parameters
+    ----------
+    Z : array of shape (m, n)
+    tau : float
+        Threshold, >= 0.
+    xp : namespace
+    state : _SVDState or None
+        ``None`` computes a full thin SVD. Otherwise a truncated SVD of rank
+        ``state.rank`` (warm started) is used and the rank is doubled until
+        the smallest computed singular value falls below ``tau``, so the
+        result equals full SVT up to the accuracy of the subspace iteration;
+        the rank estimate for the next call is updated in place.
+
+    Returns
+    -------
+    X : array of shape (m, n)
+    rank : int
+        Number of singular values above ``tau``.
+    nuclear : float
+        Nuclear norm of ``X``.
+    """
+    m, n = Z.shape
+    kmax = min(m, n)
+    if state is None or state.rank >= kmax // 2:
+        U, s, Vt = _full_svd(Z, xp)
+    else:
+        k = state.rank
+        while True:
+            U, s, Vt = _subspace_svd(Z, k, state, xp)
+            if float(s[-1]) <= tau or s.shape[0] >= kmax:
+                break
+            k = 2 * k
+            if k >= kmax // 2:
+                U, s, Vt = _full_svd(Z, xp)
+                break
+    s = xp.clip(s - tau, min=0.0)
+    r = int(xp.sum(xp.astype(s > 0, xp.int32)))
+    if r == 0:
+        X = xp.zeros_like(Z)
+    else:
+        X = (U[:, :r] * s[:r]) @ Vt[:r, :]
+    if state is not None:
+        state.V = Vt[: max(r, 1), :].T
+        state.rank = max(r + 5, 1)
+    return X, r, float(xp.sum(s))
