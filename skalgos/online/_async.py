@@ -133,8 +133,11 @@ class AsyncMiniBatchRegressor(RegressorMixin, BaseEstimator):
     method : {"quantile", "async"}, default="quantile"
     quantile : float in (0, 1] or "adaptive", default=0.9
     batch_size : "auto" or int, default="auto"
-    learning_rate : float, default=0.05
-        Step of the base mini-batch SGD (on the mean of B gradients).
+    learning_rate : "auto" or float, default="auto"
+        Step of the base mini-batch SGD (on the mean of B gradients). "auto"
+        is ``1 / L`` with ``L = max_i ||x_i||^2`` (intercept column included),
+        the smoothness of the per-sample squared loss: the base method's
+        ``eta <= 1 / L`` of the paper's analysis, stable on unscaled data.
     n_steps : int or None, default=None
         Gradient arrivals; ``None``: ``len(delays)`` or 20 passes over the data.
     delays : DelayModel or None, default=None
@@ -151,6 +154,8 @@ class AsyncMiniBatchRegressor(RegressorMixin, BaseEstimator):
     n_fresh_, n_stale_ : int
         Gradients applied and dropped (``n_stale_ = 0`` for ``"async"``).
     batch_size_ : int
+    learning_rate_ : float
+        The base step used.
     loss_curve_ : ndarray
         Mean squared error / 2 on the training data after each arrival.
     n_features_in_ : int
@@ -178,7 +183,10 @@ class AsyncMiniBatchRegressor(RegressorMixin, BaseEstimator):
             StrOptions({"auto"}),
             Interval(Integral, 1, None, closed="left"),
         ],
-        "learning_rate": [Interval(Real, 0, None, closed="neither")],
+        "learning_rate": [
+            StrOptions({"auto"}),
+            Interval(Real, 0, None, closed="neither"),
+        ],
         "n_steps": [None, Interval(Integral, 1, None, closed="left")],
         "delays": [None, DelayModel],
         "fit_intercept": ["boolean"],
@@ -191,7 +199,7 @@ class AsyncMiniBatchRegressor(RegressorMixin, BaseEstimator):
         *,
         quantile=0.9,
         batch_size="auto",
-        learning_rate=0.05,
+        learning_rate="auto",
         n_steps=None,
         delays=None,
         fit_intercept=True,
@@ -240,6 +248,12 @@ class AsyncMiniBatchRegressor(RegressorMixin, BaseEstimator):
                     f"delays has {delays.shape[0]} entries for n_steps={T}."
                 )
         samples = rng.randint(0, X.shape[0], size=T)
+        if self.learning_rate == "auto":
+            L = float(np.max(np.einsum("ij,ij->i", Xf, Xf), initial=0.0))
+            lr = 1.0 / L if L > 0 else 1.0
+        else:
+            lr = float(self.learning_rate)
+        self.learning_rate_ = lr
         w = np.zeros(Xf.shape[1])
         curve = np.empty(T)
         if self.method == "quantile":
@@ -256,7 +270,7 @@ class AsyncMiniBatchRegressor(RegressorMixin, BaseEstimator):
                     wv = published[v]
                     acc += (Xf[i] @ wv - y[i]) * Xf[i]
                     if mb.ready():
-                        w = w - self.learning_rate * acc / mb.batch_size_
+                        w = w - lr * acc / mb.batch_size_
                         acc[:] = 0
                         mb.step_done()
                         published.append(w.copy())
@@ -266,7 +280,7 @@ class AsyncMiniBatchRegressor(RegressorMixin, BaseEstimator):
             self.batch_size_ = mb.batch_size_
         else:
             history = np.empty((T, w.size))
-            eta = self.learning_rate / (1.0 + float(np.max(delays, initial=0)))
+            eta = lr / (1.0 + float(np.max(delays, initial=0)))
             for t in range(T):
                 history[t] = w
                 src = t - delays[t]

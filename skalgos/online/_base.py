@@ -124,7 +124,7 @@ class _DelayedOnlineMixin:
         return margin
 
     def _validate_xy(self, X, y, reset):
-        X, y = validate_data(self, X, y, reset=reset, dtype=np.float64)
+        X, y = validate_data(self, X, y, reset=reset, dtype=np.float64, y_numeric=True)
         if not np.all(np.isfinite(y)):
             raise ValueError("y contains NaN or infinite labels; drop those rows.")
         return X, y
@@ -243,16 +243,17 @@ class _DelayedClassifierMixin(ClassifierMixin, _DelayedOnlineMixin):
     def _check_targets(self, y, reset, classes=None):
         if reset:
             if classes is None:
-                kind = type_of_target(y)
+                kind = type_of_target(y, input_name="y", raise_unknown=True)
                 if kind not in ("binary", "multiclass"):
                     raise ValueError(f"Unknown label type: {kind}.")
                 classes = np.unique(y)
             classes = np.asarray(classes)
             if classes.size > 2:
                 raise ValueError(
-                    f"{type(self).__name__} is a binary classifier (logistic loss); "
-                    f"got {classes.size} classes. Wrap it in "
-                    "sklearn.multiclass.OneVsRestClassifier for more."
+                    "Only binary classification is supported. The type of the "
+                    f"target is multiclass ({classes.size} classes); "
+                    f"{type(self).__name__} uses the logistic loss. Wrap it in "
+                    "sklearn.multiclass.OneVsRestClassifier for more classes."
                 )
             if classes.size < 2:
                 raise ValueError(
@@ -280,7 +281,8 @@ class _DelayedClassifierMixin(ClassifierMixin, _DelayedOnlineMixin):
 
     def predict(self, X):
         """The more probable class."""
-        return self.classes_[(self._decision(X) > 0).astype(int)]
+        margin = self._decision(X)
+        return self.classes_[(margin > 0).astype(int)]
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

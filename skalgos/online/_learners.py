@@ -561,6 +561,7 @@ class BOLD(_DelayedRegressorMixin, BaseEstimator):
     ----------
     estimators_ : list of estimators
     n_copies_ : int
+    coef_, intercept_ : mean weights of the copies.
     online_predictions_, losses_, sigma_max_, d_tot_, d_max_, pending_,
     n_features_in_
         As in :class:`DelayedFTRLRegressor`.
@@ -649,5 +650,21 @@ class BOLD(_DelayedRegressorMixin, BaseEstimator):
         check_is_fitted(self, "estimators_")
         X = validate_data(self, X, reset=False, dtype=np.float64)
         return np.mean([e._decision(X) for e in self.estimators_], axis=0)
+
+    @property
+    def coef_(self):
+        """Mean weights of the copies (without their intercepts)."""
+        from sklearn.utils.validation import check_is_fitted
+
+        check_is_fitted(self, "estimators_")
+        return np.mean([e.coef_ for e in self.estimators_], axis=0)
+
+    @property
+    def intercept_(self):
+        """Mean intercept of the copies."""
+        from sklearn.utils.validation import check_is_fitted
+
+        check_is_fitted(self, "estimators_")
+        return float(np.mean([e.intercept_ for e in self.estimators_]))
 
     fit = _fit_context(prefer_skip_nested_validation=True)(_DelayedOnlineMixin.fit)
