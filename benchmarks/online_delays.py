@@ -38,7 +38,9 @@ T_SPIKE = 300 if args.quick else 3000  # rounds of the spike sequence
 N_FEATURES = 5
 LOGISTIC_DELAYS = UniformInt(0, 20)
 LOGISTIC_RADIUS = 3.0
-ONS_HAND_SET = {"gamma": 0.5, "epsilon": 1.0}  # not tuned on this data's regret grid
+# Picked by hand after trying three settings on this same data (OGD got no
+# such tuning): an optimistic row, shown beside the theory-constant one.
+ONS_HAND_SET = {"gamma": 0.5, "epsilon": 1.0}
 GEOMETRIC_P = 0.1  # diabetes delays, mean 9
 T_ASYNC = 3000 if args.quick else 40000  # gradient arrivals
 ASYNC_DELAYS = HeavyTailed(short_max=2, long_delay=1000, long_fraction=0.05)
@@ -151,18 +153,21 @@ def diabetes_rows():
 
 
 # --- 4. quantile mini-batching vs asynchronous SGD -----------------------------
-def _delay_adaptive_sgd(X, y, delays, samples, lr):
+def _delay_adaptive_sgd(X, y, delays, samples, lr, checkpoints):
     Xf = np.hstack([X, np.ones((X.shape[0], 1))])
     T = len(delays)
     hist = np.empty((T, Xf.shape[1]))
     w = np.zeros(Xf.shape[1])
+    out = []
     for t in range(T):
         hist[t] = w
         src = t - delays[t]
         ws = hist[src] if src >= 0 else np.zeros_like(w)
         i = samples[t]
         w = w - lr / (1.0 + delays[t]) * (Xf[i] @ ws - y[i]) * Xf[i]
-    return 0.5 * np.mean((Xf @ w - y) ** 2)
+        if t + 1 in checkpoints:
+            out.append(0.5 * np.mean((Xf @ w - y) ** 2))
+    return np.array(out)
 
 
 def async_rows():
@@ -171,6 +176,7 @@ def async_rows():
     y = (y - y.mean()) / y.std()
     Xf = np.hstack([X, np.ones((len(y), 1))])
     f_star = 0.5 * np.mean((Xf @ np.linalg.lstsq(Xf, y, rcond=None)[0] - y) ** 2)
+    checkpoints = [T_ASYNC // 20, T_ASYNC // 4, T_ASYNC]
     res = {"async": [], "quantile": [], "adaptive": []}
     times = {k: [] for k in res}
     for seed in range(N_SEEDS):
@@ -181,53 +187,44 @@ def async_rows():
             )
             with timer() as t:
                 est.fit(X, y, delays=d)
-            res[method].append(est.loss_curve_[-1] - f_star)
+            curve = est.loss_curve_[np.array(checkpoints) - 1]
+            res[method].append(curve - f_star)
             times[method].append(t())
         # Same sample stream as the estimators (rng.randint after the delays).
         samples = np.random.RandomState(seed).randint(0, len(y), size=T_ASYNC)
         with timer() as t:
-            f = _delay_adaptive_sgd(X, y, d, samples, est.learning_rate_)
+            f = _delay_adaptive_sgd(
+                X, y, d, samples, est.learning_rate_, set(checkpoints)
+            )
         res["adaptive"].append(f - f_star)
         times["adaptive"].append(t())
-    m = {k: _mean(v) for k, v in res.items()}
+    m = {k: np.mean(v, axis=0) for k, v in res.items()}
     tau = int(np.quantile(ASYNC_DELAYS.sample(T_ASYNC, 0), QUANTILE, method="higher"))
-    return [
+    rows = [
         [
             "async SGD, step / (1 + d_max) (baseline)",
-            T_ASYNC,
-            m["async"],
+            *m["async"],
             _mean(times["async"]),
-            "",
         ],
         [
             "delay-adaptive SGD, step / (1 + d_t) (baseline)",
-            T_ASYNC,
-            m["adaptive"],
+            *m["adaptive"],
             _mean(times["adaptive"]),
-            "",
         ],
         [
             f"quantile mini-batching q={QUANTILE}, tau_q={tau} (ours)",
-            T_ASYNC,
-            m["quantile"],
+            *m["quantile"],
             _mean(times["quantile"]),
-            "",
         ],
-        [
-            "ratio (f-f*)(async) / (f-f*)(quantile)",
-            "",
-            "",
-            "",
-            m["async"] / m["quantile"],
-        ],
+        ["ratio (f-f*)(async) / (f-f*)(quantile)", *(m["async"] / m["quantile"]), ""],
         [
             "ratio (f-f*)(delay-adaptive) / (f-f*)(quantile)",
+            *(m["adaptive"] / m["quantile"]),
             "",
-            "",
-            "",
-            m["adaptive"] / m["quantile"],
         ],
     ]
+    header = ["method"] + [f"f - f* after {c} arrivals" for c in checkpoints]
+    return header + ["time (s)"], rows
 
 
 with timer() as total:
@@ -253,8 +250,7 @@ with timer() as total:
         (
             "Least squares on diabetes by SGD from stale gradients, heavy-tailed "
             "delays (95% in {0,1,2}, 5% = 1000), equal arrivals",
-            ["method", "arrivals", "f - f*", "time (s)", "ratio"],
-            async_rows(),
+            *async_rows(),
         ),
     ]
 print(f"total {total():.1f} s")
