@@ -1,7 +1,7 @@
 """Online learners under delayed feedback, and asynchronous mini-batching."""
 
 from . import delays
-from ._async import AsyncMiniBatchRegressor, QuantileMiniBatcher
+from ._async import AsyncMiniBatchRegressor, QuantileMiniBatcher, quantile_batch_size
 from ._evaluation import DelayedScore, delayed_progressive_score
 from ._learners import (
     BOLD,
@@ -26,4 +26,5 @@ __all__ = [
     "QuantileMiniBatcher",
     "delayed_progressive_score",
     "delays",
+    "quantile_batch_size",
 ]

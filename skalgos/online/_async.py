@@ -27,10 +27,11 @@ _Q_GRID = np.array([0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1.0
 
 
 def quantile_batch_size(delays, quantile):
-    """``B = max(1, ceil(tau_q))``; ``quantile="adaptive"`` picks ``q`` too.
+    """The paper's batch size, the ceiling of the q-quantile delay (at least 1).
 
-    For ``"adaptive"`` the quantile minimizes ``tau_q / q`` over a grid, the
-    quantity in the rate ``O(inf_q tau_q / (q T))``, on the delays given.
+    ``B = max(1, ceil(tau_q))``. For ``quantile="adaptive"`` the quantile
+    minimizes ``tau_q / q`` over a grid, the quantity in the rate
+    ``O(inf_q tau_q / (q T))``, on the delays given.
     """
     d = np.asarray(delays, dtype=float)
     if d.size == 0:

@@ -60,7 +60,7 @@ class Constant(DelayModel):
 
 
 class UniformInt(DelayModel):
-    """Delays drawn uniformly from ``low .. high`` (both included)."""
+    """Delays drawn uniformly from the integers ``low`` to ``high`` (both included)."""
 
     def __init__(self, low=0, high=20):
         self.low = _check_int(low, "low")
@@ -71,7 +71,7 @@ class UniformInt(DelayModel):
 
 
 class Geometric(DelayModel):
-    """Geometric delays on ``0, 1, 2, ...`` with success probability ``p``."""
+    """Geometric delays on the integers ``k >= 0``, success probability ``p``."""
 
     def __init__(self, p=0.2):
         if not isinstance(p, Real) or not 0 < p <= 1:
