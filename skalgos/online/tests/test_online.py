@@ -336,3 +336,29 @@ def test_quantile_beats_async_under_heavy_tails():
         X, y, d
     )
     assert ours.loss_curve_[-1] < base.loss_curve_[-1]
+
+
+def test_async_auto_learning_rate_is_stable_on_unscaled_data():
+    # learning_rate="auto" = 1 / max ||x||^2: no divergence on large features.
+    rng = np.random.default_rng(0)
+    X = 100.0 * rng.normal(size=(80, 3))
+    y = X @ np.array([0.5, -1.0, 2.0])
+    for method in ("quantile", "async"):
+        est = AsyncMiniBatchRegressor(method, n_steps=2000, random_state=0).fit(X, y)
+        assert np.all(np.isfinite(est.loss_curve_))
+        assert est.loss_curve_[-1] < est.loss_curve_[0]
+        assert est.learning_rate_ == pytest.approx(
+            1.0 / np.max(np.sum(X**2, axis=1) + 1.0)
+        )
+
+
+def test_classifier_multiclass_message_and_unfitted():
+    from sklearn.exceptions import NotFittedError
+
+    from skalgos.online import DelayedOGDClassifier
+
+    X = np.random.default_rng(0).normal(size=(9, 2))
+    with pytest.raises(ValueError, match="Only binary classification"):
+        DelayedOGDClassifier().fit(X, np.arange(9) % 3)
+    with pytest.raises(NotFittedError):
+        DelayedOGDClassifier().predict(X)
