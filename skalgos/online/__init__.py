@@ -1,3 +1,30 @@
-"""skalgos.online (not built yet)."""
+"""Online learners under delayed feedback, and asynchronous mini-batching."""
 
-__all__ = []
+from . import delays
+from ._async import AsyncMiniBatchRegressor, QuantileMiniBatcher, quantile_batch_size
+from ._evaluation import DelayedScore, delayed_progressive_score
+from ._learners import (
+    BOLD,
+    ClippedVAWRegressor,
+    DelayedFTRLRegressor,
+    DelayedOGDClassifier,
+    DelayedOGDRegressor,
+    DelayedOnlineNewtonStepClassifier,
+    DelayedOnlineNewtonStepRegressor,
+)
+
+__all__ = [
+    "AsyncMiniBatchRegressor",
+    "BOLD",
+    "ClippedVAWRegressor",
+    "DelayedFTRLRegressor",
+    "DelayedOGDClassifier",
+    "DelayedOGDRegressor",
+    "DelayedOnlineNewtonStepClassifier",
+    "DelayedOnlineNewtonStepRegressor",
+    "DelayedScore",
+    "QuantileMiniBatcher",
+    "delayed_progressive_score",
+    "delays",
+    "quantile_batch_size",
+]

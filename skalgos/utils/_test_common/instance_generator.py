@@ -408,7 +408,33 @@ _GRAPH = {
 
 
 # --- online ------------------------------------------------------------------
-_ONLINE = {}
+def _online_binary_data(random_state):
+    # The delayed ONS / OGD classifiers are binary (logistic loss).
+    X, y = make_blobs(n_samples=60, centers=2, n_features=4, random_state=random_state)
+    return X, y, {}
+
+
+def _online_regression_data(random_state):
+    # Scaled so that the default unit-ball learners are not saturated.
+    X, y = make_regression(
+        n_samples=60, n_features=4, noise=0.1, random_state=random_state
+    )
+    return X / 3.0, y / np.abs(y).max(), {}
+
+
+_ONLINE = {
+    "DelayedOGDClassifier": {"data": _online_binary_data},
+    "DelayedOnlineNewtonStepClassifier": {"data": _online_binary_data},
+    "DelayedFTRLRegressor": {"data": _online_regression_data},
+    "DelayedOGDRegressor": {"data": _online_regression_data},
+    "DelayedOnlineNewtonStepRegressor": {"data": _online_regression_data},
+    "ClippedVAWRegressor": {"data": _online_regression_data},
+    "BOLD": {"data": _online_regression_data},
+    "AsyncMiniBatchRegressor": {
+        "init": {"n_steps": 400, "random_state": 0},
+        "data": _online_regression_data,
+    },
+}
 
 
 # --- federated ---------------------------------------------------------------

@@ -1,0 +1,257 @@
+"""Delayed online learners and quantile-delay mini-batching: each claim as a ratio.
+
+1. regret(BOLD) / regret(delayed FTRL) under a single spike delay (sigma_max = 1,
+   d_max = T/2): FTRL's bound depends on sigma_max, BOLD's on d_max.
+2. regret(delayed OGD) / regret(delayed ONS), logistic loss on breast cancer.
+3. regret(delayed OGD) / regret(clipped VAW), squared loss on diabetes with
+   geometric delays (both against the same least-squares comparator).
+4. (f - f*) of asynchronous SGD with the max-delay step / (f - f*) of
+   quantile mini-batching (q = 0.9) at equal gradient arrivals, under
+   heavy-tailed delays (95% in {0, 1, 2}, 5% equal to 1000); a second row
+   uses delay-adaptive SGD (step / (1 + d_t)) as the opponent.
+
+Ratios > 1 favour the paper's method. Each row averages ``N_SEEDS`` seeds.
+"""
+
+import numpy as np
+from _common import parse_args, report, timer
+from sklearn.datasets import load_breast_cancer, load_diabetes
+from sklearn.preprocessing import StandardScaler
+
+from skalgos.online import (
+    BOLD,
+    AsyncMiniBatchRegressor,
+    ClippedVAWRegressor,
+    DelayedFTRLRegressor,
+    DelayedOGDClassifier,
+    DelayedOGDRegressor,
+    DelayedOnlineNewtonStepClassifier,
+    delayed_progressive_score,
+)
+from skalgos.online.delays import Geometric, HeavyTailed, Spike, UniformInt
+
+args = parse_args("online_delays", __doc__)
+
+# --- parameters ----------------------------------------------------------------
+N_SEEDS = 2 if args.quick else 5
+T_SPIKE = 300 if args.quick else 3000  # rounds of the spike sequence
+N_FEATURES = 5
+LOGISTIC_DELAYS = UniformInt(0, 20)
+LOGISTIC_RADIUS = 3.0
+# Picked by hand after trying three settings on this same data (OGD got no
+# such tuning): an optimistic row, shown beside the theory-constant one.
+ONS_HAND_SET = {"gamma": 0.5, "epsilon": 1.0}
+GEOMETRIC_P = 0.1  # diabetes delays, mean 9
+T_ASYNC = 3000 if args.quick else 40000  # gradient arrivals
+ASYNC_DELAYS = HeavyTailed(short_max=2, long_delay=1000, long_fraction=0.05)
+QUANTILE = 0.9
+
+
+def _mean(xs):
+    return float(np.mean(xs))
+
+
+# --- 1. spike: BOLD vs delayed FTRL ------------------------------------------
+def spike_rows():
+    r_bold, r_ftrl, t_bold, t_ftrl = [], [], [], []
+    for seed in range(N_SEEDS):
+        rng = np.random.default_rng(seed)
+        X = rng.normal(size=(T_SPIKE, N_FEATURES)) / np.sqrt(N_FEATURES)
+        w = rng.normal(size=N_FEATURES)
+        w *= 0.8 / np.linalg.norm(w)
+        y = X @ w + 0.1 * rng.normal(size=T_SPIKE)
+        d = Spike(at=0, size=0.5).sample(T_SPIKE)
+        ftrl = DelayedFTRLRegressor(strong_convexity=0.2, fit_intercept=False)
+        with timer() as t:
+            s = delayed_progressive_score(ftrl, X, y, d)
+        r_ftrl.append(s.regret)
+        t_ftrl.append(t())
+        with timer() as t:
+            s2 = delayed_progressive_score(BOLD(ftrl), X, y, d)
+        r_bold.append(s2.regret)
+        t_bold.append(t())
+    rb, rf = _mean(r_bold), _mean(r_ftrl)
+    return [
+        ["BOLD(delayed FTRL) (baseline)", T_SPIKE, rb, _mean(t_bold), ""],
+        ["delayed FTRL (ours)", T_SPIKE, rf, _mean(t_ftrl), ""],
+        ["ratio regret(BOLD) / regret(FTRL)", "", "", "", rb / rf],
+    ]
+
+
+# --- 2. logistic: delayed OGD vs delayed ONS ------------------------------------
+def logistic_rows():
+    X0, y0 = load_breast_cancer(return_X_y=True)
+    X0 = StandardScaler().fit_transform(X0)
+    X0 /= np.max(np.linalg.norm(X0, axis=1))  # ||x|| <= 1
+    if args.quick:
+        X0, y0 = X0[:150], y0[:150]
+    r_ogd, r_ons, t_ogd, t_ons, r_tuned = [], [], [], [], []
+    for seed in range(N_SEEDS):
+        perm = np.random.default_rng(seed).permutation(len(y0))
+        X, y = X0[perm], y0[perm]
+        d = LOGISTIC_DELAYS.sample(len(y), seed)
+        with timer() as t:
+            s = delayed_progressive_score(
+                DelayedOGDClassifier(radius=LOGISTIC_RADIUS), X, y, d
+            )
+        r_ogd.append(s.regret)
+        t_ogd.append(t())
+        with timer() as t:
+            s = delayed_progressive_score(
+                DelayedOnlineNewtonStepClassifier(radius=LOGISTIC_RADIUS), X, y, d
+            )
+        r_ons.append(s.regret)
+        t_ons.append(t())
+        s = delayed_progressive_score(
+            DelayedOnlineNewtonStepClassifier(radius=LOGISTIC_RADIUS, **ONS_HAND_SET),
+            X,
+            y,
+            d,
+        )
+        r_tuned.append(s.regret)
+    ro, rn, rt = _mean(r_ogd), _mean(r_ons), _mean(r_tuned)
+    return [
+        ["delayed OGD, theory step (baseline)", len(y0), ro, _mean(t_ogd), ""],
+        ["delayed ONS, theory gamma/epsilon (ours)", len(y0), rn, _mean(t_ons), ""],
+        [f"delayed ONS, hand-set {ONS_HAND_SET} (ours)", len(y0), rt, "", ""],
+        ["ratio regret(OGD) / regret(ONS, theory constants)", "", "", "", ro / rn],
+        ["ratio regret(OGD) / regret(ONS, hand-set)", "", "", "", ro / rt],
+    ]
+
+
+# --- 3. diabetes: delayed OGD vs clipped VAW -----------------------------------
+def diabetes_rows():
+    X0, y0 = load_diabetes(return_X_y=True)
+    X0 = StandardScaler().fit_transform(X0)
+    y0 = (y0 - y0.mean()) / y0.std()
+    r_ogd, r_vaw, t_ogd, t_vaw = [], [], [], []
+    for seed in range(N_SEEDS):
+        perm = np.random.default_rng(seed).permutation(len(y0))
+        X, y = X0[perm], y0[perm]
+        d = Geometric(GEOMETRIC_P).sample(len(y), seed)
+        Xf = np.hstack([X, np.ones((len(y), 1))])
+        comp = np.linalg.lstsq(Xf, y, rcond=None)[0]  # shared comparator
+        radius = 1.5 * float(np.linalg.norm(comp))  # OGD's ball, tuned in hindsight
+        with timer() as t:
+            s = delayed_progressive_score(
+                DelayedOGDRegressor(radius=radius), X, y, d, comparator=comp
+            )
+        r_ogd.append(s.regret)
+        t_ogd.append(t())
+        with timer() as t:
+            s = delayed_progressive_score(
+                ClippedVAWRegressor(fit_intercept=True), X, y, d, comparator=comp
+            )
+        r_vaw.append(s.regret)
+        t_vaw.append(t())
+    ro, rv = _mean(r_ogd), _mean(r_vaw)
+    return [
+        ["delayed OGD, radius 1.5 ||w*|| (baseline)", len(y0), ro, _mean(t_ogd), ""],
+        ["clipped VAW (ours)", len(y0), rv, _mean(t_vaw), ""],
+        ["ratio regret(OGD) / regret(VAW)", "", "", "", ro / rv],
+    ]
+
+
+# --- 4. quantile mini-batching vs asynchronous SGD -----------------------------
+def _delay_adaptive_sgd(X, y, delays, samples, lr, checkpoints):
+    Xf = np.hstack([X, np.ones((X.shape[0], 1))])
+    T = len(delays)
+    hist = np.empty((T, Xf.shape[1]))
+    w = np.zeros(Xf.shape[1])
+    out = []
+    for t in range(T):
+        hist[t] = w
+        src = t - delays[t]
+        ws = hist[src] if src >= 0 else np.zeros_like(w)
+        i = samples[t]
+        w = w - lr / (1.0 + delays[t]) * (Xf[i] @ ws - y[i]) * Xf[i]
+        if t + 1 in checkpoints:
+            out.append(0.5 * np.mean((Xf @ w - y) ** 2))
+    return np.array(out)
+
+
+def async_rows():
+    X, y = load_diabetes(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    y = (y - y.mean()) / y.std()
+    Xf = np.hstack([X, np.ones((len(y), 1))])
+    f_star = 0.5 * np.mean((Xf @ np.linalg.lstsq(Xf, y, rcond=None)[0] - y) ** 2)
+    checkpoints = [T_ASYNC // 20, T_ASYNC // 4, T_ASYNC]
+    res = {"async": [], "quantile": [], "adaptive": []}
+    times = {k: [] for k in res}
+    for seed in range(N_SEEDS):
+        d = ASYNC_DELAYS.sample(T_ASYNC, seed)
+        for method in ("async", "quantile"):
+            est = AsyncMiniBatchRegressor(
+                method, quantile=QUANTILE, n_steps=T_ASYNC, random_state=seed
+            )
+            with timer() as t:
+                est.fit(X, y, delays=d)
+            curve = est.loss_curve_[np.array(checkpoints) - 1]
+            res[method].append(curve - f_star)
+            times[method].append(t())
+        # Same sample stream as the estimators (rng.randint after the delays).
+        samples = np.random.RandomState(seed).randint(0, len(y), size=T_ASYNC)
+        with timer() as t:
+            f = _delay_adaptive_sgd(
+                X, y, d, samples, est.learning_rate_, set(checkpoints)
+            )
+        res["adaptive"].append(f - f_star)
+        times["adaptive"].append(t())
+    m = {k: np.mean(v, axis=0) for k, v in res.items()}
+    tau = int(np.quantile(ASYNC_DELAYS.sample(T_ASYNC, 0), QUANTILE, method="higher"))
+    rows = [
+        [
+            "async SGD, step / (1 + d_max) (baseline)",
+            *m["async"],
+            _mean(times["async"]),
+        ],
+        [
+            "delay-adaptive SGD, step / (1 + d_t) (baseline)",
+            *m["adaptive"],
+            _mean(times["adaptive"]),
+        ],
+        [
+            f"quantile mini-batching q={QUANTILE}, tau_q={tau} (ours)",
+            *m["quantile"],
+            _mean(times["quantile"]),
+        ],
+        ["ratio (f-f*)(async) / (f-f*)(quantile)", *(m["async"] / m["quantile"]), ""],
+        [
+            "ratio (f-f*)(delay-adaptive) / (f-f*)(quantile)",
+            *(m["adaptive"] / m["quantile"]),
+            "",
+        ],
+    ]
+    header = ["method"] + [f"f - f* after {c} arrivals" for c in checkpoints]
+    return header + ["time (s)"], rows
+
+
+with timer() as total:
+    sections = [
+        (
+            f"Spike delay (one label {T_SPIKE // 2} rounds late), squared loss, "
+            f"{N_FEATURES} features, mean of {N_SEEDS} seeds",
+            ["learner", "T", "regret", "time (s)", "ratio"],
+            spike_rows(),
+        ),
+        (
+            "Logistic loss, breast cancer (||x|| <= 1, radius "
+            f"{LOGISTIC_RADIUS}), delays Uniform{{0..20}}",
+            ["learner", "T", "regret", "time (s)", "ratio"],
+            logistic_rows(),
+        ),
+        (
+            f"Squared loss, diabetes (standardized), Geometric({GEOMETRIC_P}) "
+            "delays, comparator: least squares in hindsight",
+            ["learner", "T", "regret", "time (s)", "ratio"],
+            diabetes_rows(),
+        ),
+        (
+            "Least squares on diabetes by SGD from stale gradients, heavy-tailed "
+            "delays (95% in {0,1,2}, 5% = 1000), equal arrivals",
+            *async_rows(),
+        ),
+    ]
+print(f"total {total():.1f} s")
+report(args, "Delayed online learning and quantile-delay mini-batching", sections)

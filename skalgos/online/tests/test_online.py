@@ -1,0 +1,364 @@
+"""Delayed online learners: reductions, textbook bounds, protocol invariants."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from skalgos.online import (
+    BOLD,
+    AsyncMiniBatchRegressor,
+    ClippedVAWRegressor,
+    DelayedFTRLRegressor,
+    DelayedOGDClassifier,
+    DelayedOGDRegressor,
+    DelayedOnlineNewtonStepClassifier,
+    DelayedOnlineNewtonStepRegressor,
+    QuantileMiniBatcher,
+    delayed_progressive_score,
+)
+from skalgos.online.delays import (
+    Constant,
+    FromArray,
+    Geometric,
+    HeavyTailed,
+    Spike,
+    UniformInt,
+)
+
+
+def _stream(T=120, n=3, seed=0, noise=0.1):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(T, n)) / np.sqrt(n)
+    y = X @ rng.normal(size=n) + noise * rng.normal(size=T)
+    return X, y
+
+
+# -- reductions to the undelayed textbook algorithms --------------------------
+
+
+def test_vaw_zero_delay_is_textbook_vaw():
+    X, y = _stream()
+    lam = 0.7
+    est = ClippedVAWRegressor(alpha=lam, clip=None).fit(X, y)
+    n = X.shape[1]
+    for t in range(X.shape[0]):
+        A = lam * np.eye(n) + X[: t + 1].T @ X[: t + 1]
+        b = X[:t].T @ y[:t]
+        expect = X[t] @ np.linalg.solve(A, b)
+        assert est.online_predictions_[t] == pytest.approx(expect, abs=1e-10)
+    both = ClippedVAWRegressor(alpha=lam, clip=None, covariance="all").fit(X, y)
+    np.testing.assert_allclose(
+        both.online_predictions_, est.online_predictions_, atol=1e-10
+    )
+
+
+@pytest.mark.parametrize(
+    "cls", [DelayedOnlineNewtonStepRegressor, DelayedOnlineNewtonStepClassifier]
+)
+def test_ons_zero_delay_is_textbook_ons(cls):
+    X, y = _stream(80)
+    if cls is DelayedOnlineNewtonStepClassifier:
+        y = (y > 0).astype(int)
+        signs = np.where(y == 1, 1.0, -1.0)
+    gamma, eps = 0.3, 2.0
+    est = cls(radius=None, gamma=gamma, epsilon=eps, fit_intercept=False).fit(X, y)
+    n = X.shape[1]
+    A = eps * np.eye(n)
+    w = np.zeros(n)
+    for t in range(X.shape[0]):
+        m = X[t] @ w
+        if cls is DelayedOnlineNewtonStepClassifier:
+            assert est.online_predictions_[t] == pytest.approx(1 / (1 + np.exp(-m)))
+            g = -signs[t] / (1 + np.exp(signs[t] * m)) * X[t]
+        else:
+            assert est.online_predictions_[t] == pytest.approx(m, abs=1e-10)
+            g = (m - y[t]) * X[t]
+        A += np.outer(g, g)
+        w = w - np.linalg.solve(A, g) / gamma
+    np.testing.assert_allclose(est.coef_, w, atol=1e-9)
+
+
+def test_ogd_zero_delay_is_textbook_projected_ogd():
+    X, y = _stream(60)
+    est = DelayedOGDRegressor(radius=0.5, learning_rate=0.2, fit_intercept=False).fit(
+        X, y
+    )
+    w = np.zeros(3)
+    for t in range(60):
+        assert est.online_predictions_[t] == pytest.approx(X[t] @ w)
+        w = w - 0.2 * (X[t] @ w - y[t]) * X[t]
+        if np.linalg.norm(w) > 0.5:
+            w *= 0.5 / np.linalg.norm(w)
+    np.testing.assert_allclose(est.coef_, w, atol=1e-12)
+
+
+def test_ftrl_zero_delay_unconstrained_is_ftl_on_surrogates():
+    X, y = _stream(50)
+    lam = 2.0
+    est = DelayedFTRLRegressor(lam, radius=None, fit_intercept=False).fit(X, y)
+    ws, lin = [np.zeros(3)], np.zeros(3)
+    for t in range(50):
+        w = ws[-1]
+        g = (X[t] @ w - y[t]) * X[t] + lam * w
+        lin += lam * w - g
+        ws.append(lin / (lam * (t + 1)))
+    np.testing.assert_allclose(est.coef_, ws[-1], atol=1e-12)
+
+
+# -- regret below the proven (undelayed) bounds -------------------------------
+
+
+def test_vaw_regret_below_textbook_bound():
+    # Cesa-Bianchi & Lugosi, Thm 11.8, for the loss (yhat - y)^2 / 2 here:
+    # regret(u) <= a ||u||^2 / 2 + (d Y^2 / 2) sum_i ln(1 + lambda_i / a).
+    X, y = _stream(300, n=4, seed=3)
+    a = 1.0
+    score = delayed_progressive_score(
+        ClippedVAWRegressor(alpha=a, clip=None), X, y, comparator=np.zeros(4)
+    )
+    u = np.linalg.solve(a * np.eye(4) + X.T @ X, X.T @ y)
+    regret = np.sum(score.losses) - np.sum(0.5 * (X @ u - y) ** 2)
+    lam = np.linalg.eigvalsh(X.T @ X)
+    bound = 0.5 * a * u @ u + 0.5 * 4 * np.max(y**2) * np.sum(np.log1p(lam / a))
+    assert regret <= bound
+
+
+def test_ogd_regret_below_textbook_bound():
+    # Hazan, Thm 3.1: eta_t = D / (G sqrt(t)) gives regret <= 1.5 G D sqrt(T).
+    X, y = _stream(400, seed=4)
+    radius = 1.0
+    s = delayed_progressive_score(
+        DelayedOGDRegressor(radius=radius, fit_intercept=False), X, y
+    )
+    G = np.max(np.linalg.norm(X, axis=1)) * (
+        np.max(np.linalg.norm(X, axis=1)) * radius + np.max(np.abs(y))
+    )
+    assert s.regret <= 1.5 * G * 2 * radius * np.sqrt(len(y))
+
+
+def test_ftl_strongly_convex_regret_below_log_bound():
+    # FTL on lambda-strongly convex surrogates: regret <= (2 G^2 / lambda)(1 + ln T),
+    # with G bounding the surrogate gradients on the ball.
+    X, y = _stream(400, seed=5)
+    lam, radius = 1.0, 1.0
+    s = delayed_progressive_score(
+        DelayedFTRLRegressor(lam, radius=radius, adaptive=False, fit_intercept=False),
+        X,
+        y,
+    )
+    xm = np.max(np.linalg.norm(X, axis=1))
+    G = xm * (xm * radius + np.max(np.abs(y))) + lam * radius + lam * 2 * radius
+    assert 0 <= s.regret + 1e-9
+    assert s.regret <= 2 * G**2 / lam * (1 + np.log(len(y)))
+
+
+def test_clipping_never_hurts_when_label_in_range():
+    X, y = _stream(200, seed=6, noise=0.5)
+    d = UniformInt(0, 5).sample(200, 0)
+    clip = ClippedVAWRegressor(alpha=0.5).fit(X, y, delays=d)
+    plain = ClippedVAWRegressor(alpha=0.5, clip=None).fit(X, y, delays=d)
+    Y = 0.0
+    seen = set()
+    pending = {}
+    for t in range(200):
+        in_range = abs(y[t]) <= Y
+        if in_range:
+            assert clip.losses_[t] <= plain.losses_[t] + 1e-12
+        assert abs(clip.online_predictions_[t]) <= Y + 1e-12
+        pending[t] = t + d[t]
+        for s_ in [s_ for s_, r in pending.items() if r <= t]:
+            Y = max(Y, abs(y[s_]))
+            seen.add(s_)
+            del pending[s_]
+
+
+def test_ftrl_beats_bold_on_a_spike():
+    X, y = _stream(300, seed=7)
+    d = Spike(at=0, size=150).sample(300)
+    ftrl = delayed_progressive_score(DelayedFTRLRegressor(1.0, adaptive=False), X, y, d)
+    bold = delayed_progressive_score(
+        BOLD(DelayedFTRLRegressor(1.0, adaptive=False)), X, y, d
+    )
+    assert ftrl.sigma_max == 1 and ftrl.d_max == 150
+    assert bold.regret > 5 * ftrl.regret
+
+
+# -- protocol --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "est",
+    [
+        DelayedFTRLRegressor(0.5),
+        DelayedOnlineNewtonStepRegressor(gamma=0.5),
+        ClippedVAWRegressor(),
+        DelayedOGDRegressor(),
+        BOLD(n_copies=4),
+    ],
+    ids=lambda e: type(e).__name__,
+)
+def test_partial_fit_in_chunks_equals_fit(est):
+    X, y = _stream(90)
+    d = Geometric(0.3).sample(90, random_state=1)
+    full = est.__class__(**est.get_params()).fit(X, y, delays=d)
+    part = est.__class__(**est.get_params())
+    for sl in (slice(0, 25), slice(25, 26), slice(26, 90)):
+        part.partial_fit(X[sl], y[sl], delays=d[sl])
+    np.testing.assert_allclose(
+        full.online_predictions_, part.online_predictions_, atol=1e-12
+    )
+    np.testing.assert_allclose(full.predict(X), part.predict(X), atol=1e-12)
+    assert len(part.pending_) == len(full.pending_)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.integers(0, 6), min_size=5, max_size=40))
+def test_protocol_counters_and_no_early_feedback(delays):
+    T = len(delays)
+    X, y = _stream(T)
+    est = DelayedOGDRegressor(learning_rate=0.1).fit(X, y, delays=delays)
+    d = np.array(delays)
+    assert est.d_tot_ == d.sum() and est.d_max_ == d.max()
+    sigma = [sum(1 for s in range(t) if s + d[s] >= t) for t in range(T)]
+    assert est.sigma_max_ == max(sigma)
+    assert est.n_observed_ == sum(1 for s in range(T) if s + d[s] <= T - 1)
+    # A label seen too early would change a prediction: delaying every
+    # feedback to the end must give predictions from the initial weights.
+    late = DelayedOGDRegressor(learning_rate=0.1).fit(
+        X, y, delays=np.arange(T)[::-1] + T
+    )
+    np.testing.assert_array_equal(late.online_predictions_, np.zeros(T))
+
+
+def test_classifier_binary_and_errors():
+    X, y = _stream(80)
+    labels = np.where(y > 0, "pos", "neg")
+    clf = DelayedOGDClassifier(radius=3).fit(X, labels, delays=1)
+    assert set(clf.predict(X)) <= {"neg", "pos"}
+    np.testing.assert_allclose(clf.predict_proba(X).sum(axis=1), 1)
+    with pytest.raises(ValueError, match="binary"):
+        DelayedOGDClassifier().fit(X, np.arange(80) % 3)
+
+
+@pytest.mark.parametrize(
+    "delays, match",
+    [([0, 1], "one entry per row"), ([-1] * 10, "non-negative"), ([0.5] * 10, "whole")],
+)
+def test_bad_delays(delays, match):
+    X, y = _stream(10)
+    with pytest.raises(ValueError, match=match):
+        DelayedFTRLRegressor().fit(X, y, delays=delays)
+
+
+def test_bad_labels_and_feature_change():
+    X, y = _stream(10)
+    y2 = y.copy()
+    y2[3] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        ClippedVAWRegressor().fit(X, y2)
+    est = ClippedVAWRegressor().partial_fit(X, y)
+    with pytest.raises(ValueError, match="features"):
+        est.partial_fit(X[:, :2], y)
+
+
+def test_delay_models():
+    assert (Constant(3).sample(5) == 3).all()
+    u = UniformInt(2, 4).sample(1000, 0)
+    assert u.min() == 2 and u.max() == 4
+    g = Geometric(0.5).sample(2000, 0)
+    assert g.min() == 0 and abs(g.mean() - 1.0) < 0.15
+    h = HeavyTailed().sample(4000, 0)
+    assert abs(np.mean(h == 1000) - 0.05) < 0.015
+    np.testing.assert_array_equal(FromArray([1, 2]).sample(5), [1, 2, 1, 2, 1])
+    with pytest.raises(ValueError):
+        Constant(-1)
+
+
+# -- asynchronous mini-batching --------------------------------------------------
+
+
+def test_async_zero_delay_is_minibatch_sgd():
+    X, y = _stream(50)
+    B, lr, T = 4, 0.3, 200
+    est = AsyncMiniBatchRegressor(
+        batch_size=B, learning_rate=lr, fit_intercept=False, random_state=0
+    ).fit(X, y, delays=np.zeros(T, int))
+    idx = np.random.RandomState(0).randint(0, 50, size=T)
+    w = np.zeros(3)
+    for k in range(T // B):
+        rows = idx[k * B : (k + 1) * B]
+        w = w - lr * np.mean((X[rows] @ w - y[rows])[:, None] * X[rows], axis=0)
+    np.testing.assert_allclose(est.coef_, w, atol=1e-12)
+    assert est.n_stale_ == 0 and est.n_updates_ == T // B
+
+
+def test_async_constant_delay_one_update_every_d_plus_one():
+    X, y = _stream(30)
+    D, T = 3, 100
+    est = AsyncMiniBatchRegressor(batch_size=1, random_state=0).fit(
+        X, y, delays=np.full(T, D)
+    )
+    # after each update, the next D arrivals were computed at the old iterate
+    assert est.n_updates_ == len(range(D, T, D + 1))
+    assert est.n_fresh_ == est.n_updates_ and est.n_stale_ == T - est.n_fresh_
+
+
+@settings(max_examples=20, deadline=None)
+@given(
+    st.lists(st.integers(0, 30), min_size=20, max_size=120), st.sampled_from([0.5, 0.9])
+)
+def test_quantile_rounds_lower_bound(delays, q):
+    d = np.array(delays)
+    mb = QuantileMiniBatcher(q, delays=d)
+    version_at = []
+    for t, dt in enumerate(d):
+        version_at.append(mb.version)
+        v = version_at[t - dt] if t - dt >= 0 else 0
+        if mb.offer(v, dt) and mb.ready():
+            mb.step_done()
+    tau = np.quantile(d, q, method="higher")
+    B = mb.batch_size_
+    assert B == max(1, int(np.ceil(tau)))
+    assert mb.version >= q * len(d) / (tau + B) - 1
+    assert mb.n_fresh_ + mb.n_stale_ == len(d)
+
+
+def test_quantile_beats_async_under_heavy_tails():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 5))
+    y = X @ rng.normal(size=5)
+    d = HeavyTailed(long_delay=500).sample(3000, 1)
+    ours = AsyncMiniBatchRegressor(quantile=0.9, learning_rate=0.1, random_state=0).fit(
+        X, y, d
+    )
+    base = AsyncMiniBatchRegressor("async", learning_rate=0.1, random_state=0).fit(
+        X, y, d
+    )
+    assert ours.loss_curve_[-1] < base.loss_curve_[-1]
+
+
+def test_async_auto_learning_rate_is_stable_on_unscaled_data():
+    # learning_rate="auto" = 1 / max ||x||^2: no divergence on large features.
+    rng = np.random.default_rng(0)
+    X = 100.0 * rng.normal(size=(80, 3))
+    y = X @ np.array([0.5, -1.0, 2.0])
+    for method in ("quantile", "async"):
+        est = AsyncMiniBatchRegressor(method, n_steps=2000, random_state=0).fit(X, y)
+        assert np.all(np.isfinite(est.loss_curve_))
+        assert est.loss_curve_[-1] < est.loss_curve_[0]
+        assert est.learning_rate_ == pytest.approx(
+            1.0 / np.max(np.sum(X**2, axis=1) + 1.0)
+        )
+
+
+def test_classifier_multiclass_message_and_unfitted():
+    from sklearn.exceptions import NotFittedError
+
+    from skalgos.online import DelayedOGDClassifier
+
+    X = np.random.default_rng(0).normal(size=(9, 2))
+    with pytest.raises(ValueError, match="Only binary classification"):
+        DelayedOGDClassifier().fit(X, np.arange(9) % 3)
+    with pytest.raises(NotFittedError):
+        DelayedOGDClassifier().predict(X)
