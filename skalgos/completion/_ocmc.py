@@ -22,7 +22,7 @@ from sklearn.base import (
     _fit_context,
 )
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import check_random_state, metadata_routing
+from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -1075,10 +1075,6 @@ scale_, n_observed_ :
     >>> bool(np.abs(err).max() < 1e-3)
     True
     """
-
-    # No routed sample_weight for score: keeps sklearn from generating a
-    # set_score_request method whose inherited docstring breaks the docs build.
-    __metadata_request__score = {"sample_weight": metadata_routing.UNUSED}
 
     _parameter_constraints = {
         "shape": [tuple, None],

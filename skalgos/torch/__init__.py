@@ -13,10 +13,13 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess test
     ) from exc
 
 from . import linalg, lr_scheduler, optim
+from ._async import AsyncMiniBatch, DelaySimulator
 from ._compositionality import prequential_mlp
 from ._estimators import MLP, TorchClassifier, TorchRegressor
 
 __all__ = [
+    "AsyncMiniBatch",
+    "DelaySimulator",
     "MLP",
     "TorchClassifier",
     "TorchRegressor",
