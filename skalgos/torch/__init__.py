@@ -14,11 +14,15 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess test
 
 from . import linalg, lr_scheduler, optim
 from ._estimators import MLP, TorchClassifier, TorchRegressor
+from ._sharpness import hessian_top_eigenvalue, hessian_trace, perturbed_sharpness
 
 __all__ = [
     "MLP",
     "TorchClassifier",
     "TorchRegressor",
+    "hessian_top_eigenvalue",
+    "hessian_trace",
+    "perturbed_sharpness",
     "linalg",
     "lr_scheduler",
     "optim",
