@@ -315,4 +315,4 @@ class LayerwisePreconditioner(torch.optim.Optimizer):
                     p.add_(d, alpha=-lr)
         self._io, self._stats_S = {}, {}
         self.steps += 1
-        return loss
+        return loss.detach() if torch.is_tensor(loss) else loss

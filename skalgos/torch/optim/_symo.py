@@ -362,4 +362,4 @@ class SyMO(torch.optim.Optimizer):
             lr = lr * float(self.lr_decay) ** (self.steps - 1)
         for W, D in zip(Ws, P.matvec_layers([G.double() for G in Gs])):
             W.add_(D.to(W.dtype), alpha=-lr)
-        return loss
+        return loss.detach() if torch.is_tensor(loss) else loss
