@@ -1,5 +1,7 @@
 """Layer-wise (Kronecker-factored) preconditioning: KFAC and Shampoo."""
 
+import functools
+
 import torch
 from torch import nn
 
@@ -166,20 +168,18 @@ class LayerwisePreconditioner(torch.optim.Optimizer):
             return
         for layer in self._layers:
             self._handles.append(layer.register_forward_hook(self._save_io))
-            if self.fisher == "empirical":
-                self._handles.append(
-                    layer.register_full_backward_hook(self._save_grad_out)
-                )
         if self.fisher != "empirical":
             self._handles.append(self.module.register_forward_hook(self._ggn))
 
     def _save_io(self, layer, inputs, output):
         if self._capture and torch.is_grad_enabled():
             self._io[layer] = (inputs[0].detach(), output)
+            if self.fisher == "empirical" and output.requires_grad:
+                output.register_hook(functools.partial(self._save_grad_out, layer))
 
-    def _save_grad_out(self, layer, grad_input, grad_output):
+    def _save_grad_out(self, layer, grad):
         if self._capture:
-            go = grad_output[0].detach().reshape(-1, grad_output[0].shape[-1])
+            go = grad.detach().reshape(-1, grad.shape[-1])
             self._stats_S[layer] = go.shape[0] * (go.T @ go)
 
     def _ggn(self, module, inputs, z):
@@ -215,8 +215,10 @@ class LayerwisePreconditioner(torch.optim.Optimizer):
         return state
 
     def __setstate__(self, state):
+        # The hooks travel with the pickled module (its hook dicts hold our
+        # bound methods), so they are live again; only the handles are lost.
         super().__setstate__(state)
-        self._register_hooks()
+        self._capture, self._handles = False, []
 
     # -- the step ----------------------------------------------------------
     def _ema(self, state, key, new):
