@@ -17,6 +17,10 @@ def _sym_power(M, p, damping=0.0, rtol=1e-10):
     stay zero for negative ``p``).
     """
     dtype = M.dtype
+    if not bool(torch.isfinite(M).all()):
+        raise FloatingPointError(
+            "Non-finite curvature factor: training diverged; lower lr or raise damping."
+        )
     M = M.double()
     M = 0.5 * (M + M.T)
     if damping:
