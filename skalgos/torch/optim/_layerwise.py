@@ -224,6 +224,20 @@ class LayerwisePreconditioner(torch.optim.Optimizer):
         super().__setstate__(state)
         self._capture, self._handles = False, []
 
+    def state_dict(self):
+        """The factors, inverses, momenta and the step count."""
+        sd = super().state_dict()
+        sd["layerwise_steps"] = self.steps
+        return sd
+
+    def load_state_dict(self, state_dict):
+        """Inverse of :meth:`state_dict`."""
+        state_dict = dict(state_dict)
+        steps = state_dict.pop("layerwise_steps", None)
+        super().load_state_dict(state_dict)
+        if steps is not None:
+            self.steps = steps
+
     # -- the step ----------------------------------------------------------
     def _ema(self, state, key, new):
         b = self.factor_decay

@@ -139,7 +139,7 @@ def test_state_dict_and_pickle_round_trip(mode):
     opt2 = LayerwisePreconditioner(net2, **kw)
     buf.seek(0)
     opt2.load_state_dict(torch.load(buf))
-    opt2.steps = opt.steps
+    assert opt2.steps == opt.steps == 3
     opt.step(_closure(opt, net, X, Y))
     opt2.step(_closure(opt2, net2, X, Y))
     for a, b in zip(net.parameters(), net2.parameters()):
