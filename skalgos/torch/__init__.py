@@ -16,6 +16,7 @@ from . import linalg, lr_scheduler, optim
 from ._async import AsyncMiniBatch, DelaySimulator
 from ._compositionality import prequential_mlp
 from ._estimators import MLP, TorchClassifier, TorchRegressor
+from ._sharpness import hessian_top_eigenvalue, hessian_trace, perturbed_sharpness
 
 __all__ = [
     "AsyncMiniBatch",
@@ -23,6 +24,9 @@ __all__ = [
     "MLP",
     "TorchClassifier",
     "TorchRegressor",
+    "hessian_top_eigenvalue",
+    "hessian_trace",
+    "perturbed_sharpness",
     "linalg",
     "lr_scheduler",
     "optim",

@@ -93,7 +93,7 @@ def available_optimizers():
     --------
     >>> from skalgos.torch.optim import available_optimizers
     >>> available_optimizers()
-    ['adamw', 'adamw_sf', 'muon', 'sgd', 'sgd_sf']
+    ['adamw', 'adamw_sf', 'kfac', 'muon', 'sam', 'sgd', 'sgd_sf', 'shampoo', 'symo', 'tsam']
     """
     return sorted(_OPTIMIZERS)
 
@@ -175,3 +175,17 @@ register_optimizer("adamw", torch.optim.AdamW)
 register_optimizer("muon", _muon_factory)
 register_optimizer("sgd_sf", SGDScheduleFree)
 register_optimizer("adamw_sf", AdamWScheduleFree)
+
+
+from ._layerwise import LayerwisePreconditioner  # noqa: E402
+from ._sam import SAM, TiltedSAM  # noqa: E402
+from ._symo import SyMO  # noqa: E402
+
+register_optimizer("sam", SAM)
+register_optimizer("tsam", TiltedSAM)
+register_optimizer("kfac", lambda m, lr, **kw: LayerwisePreconditioner(m, lr=lr, **kw))
+register_optimizer(
+    "shampoo",
+    lambda m, lr, **kw: LayerwisePreconditioner(m, lr=lr, **{"mode": "shampoo", **kw}),
+)
+register_optimizer("symo", lambda m, lr, **kw: SyMO(m, lr=lr, **kw))
