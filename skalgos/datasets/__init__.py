@@ -31,6 +31,7 @@ from ._neighbors import make_colored_manifold  # noqa: F401, I001
 
 
 # --- federated -------------------------------------------------------------
+from ._federated import make_federated  # noqa: F401, I001
 
 # --- metrics ---------------------------------------------------------------
 from ._compositionality import (
