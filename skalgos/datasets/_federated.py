@@ -23,9 +23,8 @@ def _dirichlet_partition(strata, n_clients, alpha, min_size, rng, max_tries=200)
             idx = np.flatnonzero(strata == c)
             rng.shuffle(idx)
             q = rng.dirichlet(np.full(n_clients, alpha))
-            cuts = (np.cumsum(q)[:-1] * idx.shape[0]).astype(int)
-            for k, part in enumerate(np.split(idx, cuts)):
-                client[part] = k
+            # per-row categorical draws: no rounding bias towards the last clients
+            client[idx] = rng.choice(n_clients, size=idx.shape[0], p=q)
         if np.bincount(client, minlength=n_clients).min() >= min_size:
             return client
     raise ValueError(
@@ -66,7 +65,14 @@ def _strata(y, n_bins=10):
     prefer_skip_nested_validation=True,
 )
 def make_federated(
-    X, y, n_clients=10, *, partition="dirichlet", alpha=0.5, min_size=1, random_state=None
+    X,
+    y,
+    n_clients=10,
+    *,
+    partition="dirichlet",
+    alpha=0.5,
+    min_size=1,
+    random_state=None,
 ):
     """Split a dataset across simulated clients (Dirichlet label skew or IID).
 

@@ -7,16 +7,30 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, _fit_context
 from sklearn.preprocessing import LabelEncoder
 from sklearn.utils import check_random_state
+from sklearn.utils._array_api import check_same_namespace
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import (
+    _check_sample_weight,
+    check_is_fitted,
+    validate_data,
+)
 
 from ..datasets._federated import _dirichlet_partition, _iid_partition, _strata
 from ..utils._backend import device as _device
-from ..utils._backend import get_namespace, to_numpy
+from ..utils._backend import get_namespace, is_numpy_namespace, to_numpy
 from ._kernels import ClientData, client_accuracy, client_losses
 from ._strategies import STRATEGIES, FedAvg
 
 __all__ = ["FederatedClassifier", "FederatedRegressor"]
+
+
+def _as_numpy(x):
+    """NumPy copy of an array of any namespace, or of a list / pandas object."""
+    try:
+        return to_numpy(x)
+    except TypeError:
+        return np.asarray(x)
 
 
 class _Context:
@@ -98,7 +112,7 @@ class _BaseFederated(BaseEstimator):
                     "partition='given' needs fit(X, y, client_id=...): one client "
                     "label per row."
                 )
-            cid = np.asarray(to_numpy(client_id)).ravel()
+            cid = np.asarray(_as_numpy(client_id)).ravel()
             if cid.shape[0] != n:
                 raise ValueError(
                     f"client_id has {cid.shape[0]} entries but X has {n} rows."
@@ -108,7 +122,7 @@ class _BaseFederated(BaseEstimator):
         if self.n_clients > n:
             raise ValueError(
                 f"n_clients={self.n_clients} is larger than the number of samples "
-                f"({n}); use n_clients <= {n}."
+                f"(n_samples={n}); use n_clients <= {n}."
             )
         if self.partition == "iid":
             return _iid_partition(n, self.n_clients, rng), self.n_clients
@@ -164,7 +178,7 @@ class _BaseFederated(BaseEstimator):
         Y, y_np = self._targets(xp, X, y, first)
         n = X.shape[0]
         sw = _check_sample_weight(
-            None if sample_weight is None else to_numpy(sample_weight), np.empty(n)
+            None if sample_weight is None else _as_numpy(sample_weight), np.empty(n)
         )
         cid, n_clients = self._partition(y_np, client_id, rng)
         data = self._build(xp, X, Y, sw, cid, n_clients)
@@ -174,7 +188,9 @@ class _BaseFederated(BaseEstimator):
             self.strategy_._validate_params()
             d1, k = X.shape[1] + 1, Y.shape[1]
             self._W = xp.zeros((d1, k), dtype=X.dtype, device=_device(X))
-            self.client_speeds_ = rng.lognormal(0.0, 1.0, size=n_clients)
+            speeds = rng.lognormal(0.0, 1.0, size=n_clients)
+            self._speeds = tuple(speeds.tolist())  # plain floats: no namespace
+            self.client_speeds_ = xp.asarray(speeds, dtype=X.dtype, device=_device(X))
             self.history_ = []
             self._time = 0.0
             self._version = 0
@@ -184,6 +200,11 @@ class _BaseFederated(BaseEstimator):
                 f"{self.n_clients_}."
             )
         self.client_sizes_ = data.n.copy()
+        if not is_numpy_namespace(xp):
+            dev = _device(X)
+            self.client_sizes_ = xp.asarray(data.n, device=dev)
+            if first and getattr(self, "_classes_numeric", False):
+                self.classes_ = xp.asarray(self.classes_, device=dev)
         ctx = _Context()
         ctx.xp, ctx.device, ctx.rng = xp, _device(X), rng
         ctx.learning_rate = self.learning_rate
@@ -201,8 +222,10 @@ class _BaseFederated(BaseEstimator):
     # ----------------------------------------------------------------- rounds
     def _sync_round(self, data, ctx):
         steps = self._steps(ctx.rng, ctx.n_clients)
-        self._W = self.strategy_._sync_round(self.strategy_state_, ctx, data, self._W, steps)
-        self._time += float(np.max(steps * self.client_speeds_))
+        self._W = self.strategy_._sync_round(
+            self.strategy_state_, ctx, data, self._W, steps
+        )
+        self._time += float(np.max(steps * np.asarray(self._speeds)))
         self._version += 1
         self._record(data, [0])
 
@@ -234,8 +257,10 @@ class _BaseFederated(BaseEstimator):
     def _dispatch(self, i, data, ctx):
         steps = self._steps(ctx.rng, ctx.n_clients)[i : i + 1]
         sub = data.subset([i])
-        out = self.strategy_._dispatch(self.strategy_state_, ctx, sub, self._W, i, steps)
-        finish = self._time + float(steps[0] * self.client_speeds_[i])
+        out = self.strategy_._dispatch(
+            self.strategy_state_, ctx, sub, self._W, i, steps
+        )
+        finish = self._time + float(steps[0] * self._speeds[i])
         self._seq += 1
         heapq.heappush(self._jobs, (finish, self._seq, i, self._version, self._W, out))
 
@@ -257,7 +282,10 @@ class _BaseFederated(BaseEstimator):
         self.history_.append(rec)
         self._set_coef(W)
         if self.verbose:
-            print(f"[{type(self).__name__}] " + ", ".join(f"{k}={v:.4g}" for k, v in rec.items()))
+            print(
+                f"[{type(self).__name__}] "
+                + ", ".join(f"{k}={v:.4g}" for k, v in rec.items())
+            )
 
     def _run(self, X, y, client_id, sample_weight, n_rounds, first):
         data, ctx = self._setup(X, y, client_id, sample_weight, first)
@@ -321,11 +349,15 @@ class _BaseFederated(BaseEstimator):
         X, y = validate_data(self, X, y, dtype=[xp.float64, xp.float32], reset=first)
         return self._run(X, y, client_id, sample_weight, 1, first=first)
 
-    def _decision(self, X):
+    def _decision(self, X, method="predict"):
         check_is_fitted(self)
+        check_same_namespace(X, self, attribute="_coef_xp", method=method)
         xp = get_namespace(X)
         X = validate_data(self, X, dtype=[xp.float64, xp.float32], reset=False)
-        coef = xp.astype(self._coef_xp, X.dtype)
+        coef = self._coef_xp
+        if is_numpy_namespace(xp):  # fitted under dispatch, used without it
+            coef = to_numpy(coef)
+        coef = xp.astype(coef, X.dtype)
         return xp.matmul(X, coef[:-1, :]) + coef[-1, :]
 
     def certify(
@@ -372,11 +404,13 @@ class _BaseFederated(BaseEstimator):
         from ..metrics._certification import dkw_band, robust_cdf_bound
 
         check_is_fitted(self)
-        cid = np.asarray(to_numpy(client_id)).ravel()
-        pred = to_numpy(self.predict(X))
-        y = np.asarray(to_numpy(y)).ravel()
+        cid = np.asarray(_as_numpy(client_id)).ravel()
+        pred = _as_numpy(self.predict(X))
+        y = np.asarray(_as_numpy(y)).ravel()
         if cid.shape[0] != y.shape[0]:
-            raise ValueError(f"client_id has {cid.shape[0]} entries, y has {y.shape[0]}.")
+            raise ValueError(
+                f"client_id has {cid.shape[0]} entries, y has {y.shape[0]}."
+            )
         if loss == "zero_one":
             per = (pred != y).astype(float)
         elif loss == "squared":
@@ -496,23 +530,26 @@ class FederatedClassifier(ClassifierMixin, _BaseFederated):
 
     def _targets(self, xp, X, y, first):
         y_np = np.asarray(to_numpy(y)).ravel()
+        check_classification_targets(y_np)
         if first:
             classes = getattr(self, "_partial_classes", None)
             le = LabelEncoder().fit(y_np if classes is None else np.asarray(classes))
             self.classes_ = le.classes_
+            self._classes_numeric = self.classes_.dtype.kind in "iuf"
             if self.classes_.shape[0] < 2:
                 raise ValueError(
                     "FederatedClassifier needs at least 2 classes in y; got "
                     f"{self.classes_.shape[0]} class."
                 )
-        missing = np.setdiff1d(np.unique(y_np), self.classes_)
+        classes = np.asarray(to_numpy(self.classes_))
+        missing = np.setdiff1d(np.unique(y_np), classes)
         if missing.size:
             raise ValueError(
                 f"y has labels {missing.tolist()} absent from classes "
-                f"{self.classes_.tolist()}."
+                f"{classes.tolist()}."
             )
-        codes = np.searchsorted(self.classes_, y_np)
-        Y = np.eye(self.classes_.shape[0])[codes]
+        codes = np.searchsorted(classes, y_np)
+        Y = np.eye(classes.shape[0])[codes]
         return xp.asarray(Y, dtype=X.dtype, device=_device(X)), y_np
 
     def _set_coef(self, W):
@@ -522,12 +559,16 @@ class FederatedClassifier(ClassifierMixin, _BaseFederated):
         self.intercept_ = W[-1, :]
 
     def decision_function(self, X):
-        """Class scores ``X @ coef_.T + intercept_``."""
-        return self._decision(X)
+        """Class scores ``X @ coef_.T + intercept_`` (binary: score of class 1
+        minus score of class 0, shape (n_samples,))."""
+        Z = self._decision(X)
+        if Z.shape[1] == 2:
+            return Z[:, 1] - Z[:, 0]
+        return Z
 
     def predict_proba(self, X):
         """Softmax class probabilities."""
-        Z = self._decision(X)
+        Z = self._decision(X, "predict_proba")
         xp = get_namespace(Z)
         Z = Z - xp.max(Z, axis=1, keepdims=True)
         E = xp.exp(Z)
@@ -537,8 +578,10 @@ class FederatedClassifier(ClassifierMixin, _BaseFederated):
         """Most probable class."""
         Z = self._decision(X)
         xp = get_namespace(Z)
-        idx = to_numpy(xp.argmax(Z, axis=1))
-        return self.classes_[idx]
+        idx = xp.argmax(Z, axis=1)
+        if isinstance(self.classes_, np.ndarray):
+            return self.classes_[to_numpy(idx)]
+        return xp.take(self.classes_, idx, axis=0)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -96,7 +96,9 @@ class FedAvg(_Strategy):
     def _sync_round(self, state, ctx, data, W, steps):
         xp = ctx.xp
         c = data.X.shape[0]
-        out = self._local(ctx, data, _stack(xp, W, c), steps, **self._local_kwargs(ctx, W, c))
+        out = self._local(
+            ctx, data, _stack(xp, W, c), steps, **self._local_kwargs(ctx, W, c)
+        )
         delta = _stack(xp, W, c) - out["W"]
         return W - self.server_lr * _wsum(xp, ctx.p, delta)
 
@@ -320,7 +322,9 @@ class FedECADO(_Strategy):
             else self.window_init
         )
         return {
-            "flows": xp.zeros((ctx.n_clients,) + tuple(W.shape), dtype=W.dtype, device=ctx.device),
+            "flows": xp.zeros(
+                (ctx.n_clients,) + tuple(W.shape), dtype=W.dtype, device=ctx.device
+            ),
             "step_init": step_init,
             "step_max": step_max,
             "window": window,
@@ -519,12 +523,18 @@ class MasFL(_Strategy):
     def _init(self, ctx, W):
         xp = ctx.xp
         T = self._horizon(ctx)
-        beta = min(1.0, math.sqrt(self.buffer_size / T)) if self.beta == "auto" else self.beta
+        beta = (
+            min(1.0, math.sqrt(self.buffer_size / T))
+            if self.beta == "auto"
+            else self.beta
+        )
         return {
             "beta": beta,
             "server_lr": self._auto_server_lr(ctx, T),
             "m": xp.zeros_like(W),
-            "h": xp.zeros((ctx.n_clients,) + tuple(W.shape), dtype=W.dtype, device=ctx.device),
+            "h": xp.zeros(
+                (ctx.n_clients,) + tuple(W.shape), dtype=W.dtype, device=ctx.device
+            ),
             "hbar": xp.zeros_like(W),
             "buffer": [],
         }

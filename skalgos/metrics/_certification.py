@@ -15,7 +15,13 @@ from numbers import Real
 import numpy as np
 from scipy import optimize, stats
 
-__all__ = ["RiskCDFBand", "RobustBound", "dkw_band", "robust_cdf_bound", "robust_mean_bound"]
+__all__ = [
+    "RiskCDFBand",
+    "RobustBound",
+    "dkw_band",
+    "robust_cdf_bound",
+    "robust_mean_bound",
+]
 
 
 def _check_inputs(client_losses, delta, n_samples, loss_range):
@@ -26,7 +32,9 @@ def _check_inputs(client_losses, delta, n_samples, loss_range):
         raise ValueError("client_losses contains NaN or infinite values.")
     lo, hi = (float(loss_range[0]), float(loss_range[1]))
     if not hi > lo:
-        raise ValueError(f"loss_range must be (low, high) with low < high, got {loss_range}.")
+        raise ValueError(
+            f"loss_range must be (low, high) with low < high, got {loss_range}."
+        )
     if r.min() < lo or r.max() > hi:
         raise ValueError(
             f"client_losses must lie in loss_range={tuple(loss_range)} (got values in "
@@ -80,7 +88,9 @@ class RiskCDFBand:
     loss_range: tuple
 
     def _ecdf(self, lam):
-        return np.searchsorted(self.quantiles, lam, side="right") / self.quantiles.shape[0]
+        return (
+            np.searchsorted(self.quantiles, lam, side="right") / self.quantiles.shape[0]
+        )
 
     def evaluate(self, lam):
         """``(lower, upper)`` of ``F(lam) = P(R <= lam)`` at thresholds ``lam``."""
@@ -100,7 +110,9 @@ class RiskCDFBand:
         return float(max(low, lo_r)), float(min(high, hi_r))
 
 
-def dkw_band(client_losses, *, delta=0.05, n_samples=None, loss_range=(0, 1), method="massart"):
+def dkw_band(
+    client_losses, *, delta=0.05, n_samples=None, loss_range=(0, 1), method="massart"
+):
     """DKW confidence band on the CDF of the clients' risk.
 
     With probability at least ``1 - delta``, for every threshold ``lam``,
@@ -153,7 +165,9 @@ def dkw_band(client_losses, *, delta=0.05, n_samples=None, loss_range=(0, 1), me
         raise ValueError(f"method must be 'massart' or 'exact', got {method!r}.")
     r, lo, hi, c_n, d_dkw = _check_inputs(client_losses, delta, n_samples, loss_range)
     K = r.shape[0]
-    band = RiskCDFBand(np.sort(r), None, None, _eps_dkw(K, d_dkw, method), c_n, (lo, hi))
+    band = RiskCDFBand(
+        np.sort(r), None, None, _eps_dkw(K, d_dkw, method), c_n, (lo, hi)
+    )
     band.lower, band.upper = band.evaluate(band.quantiles)
     return band
 
@@ -316,7 +330,11 @@ def robust_cdf_bound(
     _fdiv(f_divergence)
     r, lo, hi, c_n, d_dkw = _check_inputs(client_losses, delta, n_samples, loss_range)
     K = r.shape[0]
-    lam = np.sort(r) if thresholds is None else np.asarray(thresholds, dtype=float).ravel()
+    lam = (
+        np.sort(r)
+        if thresholds is None
+        else np.asarray(thresholds, dtype=float).ravel()
+    )
     p = np.mean(r[None, :] >= (lam[:, None] - c_n), axis=1)
     if radius == 0:
         eps = _eps_dkw(K, d_dkw, "massart")
@@ -386,7 +404,9 @@ def robust_mean_bound(
     u = (np.minimum(hi, r + c_n) - lo) / (hi - lo)
     if radius == 0:
         slack = math.sqrt(math.log(1 / d_dkw) / (2 * K))
-        return RobustBound(None, float(min(1.0, u.mean() + slack) * (hi - lo) + lo), 1.0, slack)
+        return RobustBound(
+            None, float(min(1.0, u.mean() + slack) * (hi - lo) + lo), 1.0, slack
+        )
     Lam, f, fmin, r1, r2, slack = _constants(f_divergence, radius, d_dkw, K)
     budget = radius + r2
     if f_divergence == "kl":
@@ -394,9 +414,21 @@ def robust_mean_bound(
     else:
         fp = lambda a: 2.0 * (a - 1.0)  # noqa: E731
     cons = [
-        {"type": "ineq", "fun": lambda a: 1.0 + r1 - a.mean(), "jac": lambda a: -np.ones(K) / K},
-        {"type": "ineq", "fun": lambda a: a.mean() - 1.0 + r1, "jac": lambda a: np.ones(K) / K},
-        {"type": "ineq", "fun": lambda a: budget - f(a).mean(), "jac": lambda a: -fp(a) / K},
+        {
+            "type": "ineq",
+            "fun": lambda a: 1.0 + r1 - a.mean(),
+            "jac": lambda a: -np.ones(K) / K,
+        },
+        {
+            "type": "ineq",
+            "fun": lambda a: a.mean() - 1.0 + r1,
+            "jac": lambda a: np.ones(K) / K,
+        },
+        {
+            "type": "ineq",
+            "fun": lambda a: budget - f(a).mean(),
+            "jac": lambda a: -fp(a) / K,
+        },
     ]
     res = optimize.minimize(
         lambda a: -(a @ u) / K,
@@ -409,4 +441,3 @@ def robust_mean_bound(
     )
     val = max(float(-res.fun), float(u.mean()))
     return RobustBound(None, float(min(1.0, val + slack) * (hi - lo) + lo), Lam, slack)
-

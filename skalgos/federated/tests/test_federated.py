@@ -48,7 +48,9 @@ def test_fedecado_flows_off_fixed_steps_is_fedavg():
     X, y = _iris()
     kw = dict(n_clients=5, n_rounds=5, local_steps=4, learning_rate=0.1, random_state=0)
     avg = FederatedClassifier(FedAvg(), **kw).fit(X, y)
-    eca = FederatedClassifier(FedECADO(inductance=np.inf, step_max=None), **kw).fit(X, y)
+    eca = FederatedClassifier(FedECADO(inductance=np.inf, step_max=None), **kw).fit(
+        X, y
+    )
     np.testing.assert_allclose(_params(eca), _params(avg), rtol=1e-12, atol=1e-12)
 
 
@@ -83,7 +85,9 @@ def test_fedecado_exact_optimum_on_quadratic_mixture():
 
 def test_fedecado_step_controller_bound():
     X, y = _iris()
-    est = FederatedClassifier(FedECADO(), n_clients=4, n_rounds=3, random_state=0).fit(X, y)
+    est = FederatedClassifier(FedECADO(), n_clients=4, n_rounds=3, random_state=0).fit(
+        X, y
+    )
     assert all(w > 0 for w in est.strategy_state_["windows"])
     assert est.history_[-1]["loss"] < est.history_[0]["loss"]
 
@@ -92,13 +96,19 @@ def test_fedecado_step_controller_bound():
 def test_adamasfl_invariant_to_loss_scaling():
     X, y = _iris()
     sw = np.ones(X.shape[0])
-    kw = dict(n_clients=6, n_rounds=3, local_steps=3, alpha=0.0, concurrency=3, random_state=1)
+    kw = dict(
+        n_clients=6, n_rounds=3, local_steps=3, alpha=0.0, concurrency=3, random_state=1
+    )
     a = FederatedClassifier(AdaMasFL(buffer_size=2), **kw).fit(X, y, sample_weight=sw)
-    b = FederatedClassifier(AdaMasFL(buffer_size=2), **kw).fit(X, y, sample_weight=1e3 * sw)
+    b = FederatedClassifier(AdaMasFL(buffer_size=2), **kw).fit(
+        X, y, sample_weight=1e3 * sw
+    )
     np.testing.assert_allclose(_params(a), _params(b), rtol=1e-9, atol=1e-12)
     # the unnormalised MasFL is not scale invariant (so the test can fail)
     m1 = FederatedClassifier(MasFL(buffer_size=2), **kw).fit(X, y, sample_weight=sw)
-    m2 = FederatedClassifier(MasFL(buffer_size=2), **kw).fit(X, y, sample_weight=1e3 * sw)
+    m2 = FederatedClassifier(MasFL(buffer_size=2), **kw).fit(
+        X, y, sample_weight=1e3 * sw
+    )
     assert np.abs(_params(m1) - _params(m2)).max() > 1e-3
 
 
@@ -125,7 +135,9 @@ def test_masfl_beats_fedbuff_on_heterogeneous_quadratics():
         concurrency=2,
         random_state=0,
     )
-    m = FederatedRegressor(MasFL(buffer_size=1, beta=0.5), **kw).fit(X, y, client_id=cid)
+    m = FederatedRegressor(MasFL(buffer_size=1, beta=0.5), **kw).fit(
+        X, y, client_id=cid
+    )
     f = FederatedRegressor(FedBuff(buffer_size=1), **kw).fit(X, y, client_id=cid)
     assert m.history_[-1]["loss"] <= f.history_[-1]["loss"]
 
@@ -189,7 +201,9 @@ def test_history_and_partial_fit():
     assert len(est.history_) == 1
     est.partial_fit(X, y)
     assert len(est.history_) == 2
-    assert {"round", "time", "loss", "accuracy", "staleness_mean"} <= set(est.history_[0])
+    assert {"round", "time", "loss", "accuracy", "staleness_mean"} <= set(
+        est.history_[0]
+    )
     assert est.predict_proba(X[:5]).shape == (5, 3)
 
 
@@ -214,7 +228,9 @@ def test_client_id_metadata_routing():
     X, y = _iris()
     cid = np.arange(X.shape[0]) % 4
     with sklearn.config_context(enable_metadata_routing=True):
-        est = FederatedClassifier(n_rounds=2, partition="given").set_fit_request(client_id=True)
+        est = FederatedClassifier(n_rounds=2, partition="given").set_fit_request(
+            client_id=True
+        )
         s = cross_val_score(est, X, y, cv=2, params={"client_id": cid})
     assert s.shape == (2,)
 
@@ -243,7 +259,9 @@ def test_make_federated_skew_and_sizes():
     _, _, cid_iid = make_federated(X, y, 5, partition="iid", random_state=0)
 
     def purity(cid):  # mean share of each client's majority class
-        return np.mean([np.bincount(y[cid == k]).max() / (cid == k).sum() for k in range(5)])
+        return np.mean(
+            [np.bincount(y[cid == k]).max() / (cid == k).sum() for k in range(5)]
+        )
 
     assert purity(cid_skew) > purity(cid_flat) + 0.2
     assert np.bincount(cid_iid).max() - np.bincount(cid_iid).min() <= 1
@@ -261,8 +279,10 @@ def test_engine_array_namespaces(array_namespace, strategy):
     kw = dict(n_clients=4, n_rounds=2, local_steps=3, concurrency=2, random_state=0)
     ref = FederatedClassifier(clone(strategy), **kw).fit(X, y)
     with ns.dispatch():
-        est = FederatedClassifier(clone(strategy), **kw).fit(ns.asarray(X), ns.asarray(y))
+        est = FederatedClassifier(clone(strategy), **kw).fit(
+            ns.asarray(X), ns.asarray(y)
+        )
         coef = ns.to_numpy(est.coef_)
-        pred = est.predict(ns.asarray(X))
+        pred = ns.to_numpy(est.predict(ns.asarray(X)))
     np.testing.assert_allclose(coef, ref.coef_, rtol=1e-6, atol=1e-8)
     np.testing.assert_array_equal(pred, ref.predict(X))
