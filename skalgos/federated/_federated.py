@@ -561,7 +561,7 @@ class FederatedClassifier(ClassifierMixin, _BaseFederated):
     def decision_function(self, X):
         """Class scores ``X @ coef_.T + intercept_`` (binary: score of class 1
         minus score of class 0, shape (n_samples,))."""
-        Z = self._decision(X)
+        Z = self._decision(X, "decision_function")
         if Z.shape[1] == 2:
             return Z[:, 1] - Z[:, 0]
         return Z
