@@ -70,7 +70,7 @@ def test_two_value_solver_matches_full_program(f):
         best = -np.inf
         for start in (np.ones(K), np.where(bad, 1.5, 0.8)):
             res = optimize.minimize(
-                lambda a: -(a * bad).mean(),
+                lambda a, bad=bad: -(a * bad).mean(),
                 start,
                 bounds=[(1e-9, Lam)] * K,
                 constraints=cons,
