@@ -296,8 +296,6 @@ class _BaseFederated(BaseEstimator):
                 self._async_round(data, ctx)
             else:
                 self._sync_round(data, ctx)
-        # in-flight jobs hold the data of this call; drop them after the call
-        self._jobs = None
         return self
 
     @_fit_context(prefer_skip_nested_validation=False)
