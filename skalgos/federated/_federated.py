@@ -484,9 +484,9 @@ class FederatedClassifier(ClassifierMixin, _BaseFederated):
         Intercepts.
     n_clients_ : int
         Number of clients.
-    client_sizes_ : ndarray of shape (n_clients_,)
+    client_sizes_ : ndarray of shape (n_clients,)
         Rows per client.
-    client_speeds_ : ndarray of shape (n_clients_,)
+    client_speeds_ : ndarray of shape (n_clients,)
         Simulated time per local step of each client (lognormal(0, 1)).
     history_ : list of dict
         Per round: ``round``, ``time`` (simulated), ``loss``, ``accuracy``
@@ -629,9 +629,9 @@ class FederatedRegressor(RegressorMixin, _BaseFederated):
         Intercept.
     n_clients_ : int
         Number of clients.
-    client_sizes_ : ndarray of shape (n_clients_,)
+    client_sizes_ : ndarray of shape (n_clients,)
         Rows per client.
-    client_speeds_ : ndarray of shape (n_clients_,)
+    client_speeds_ : ndarray of shape (n_clients,)
         Simulated time per local step of each client.
     history_ : list of dict
         Per round: ``round``, ``time``, ``loss``, ``staleness_mean``,
