@@ -1,12 +1,14 @@
-"""Federated strategies: small estimators holding the server (and local) rules.
+"""Federated strategies: small objects holding the server (and local) rules.
 
-A strategy is a :class:`~sklearn.base.BaseEstimator`, so ``GridSearchCV`` can
-tune ``strategy`` and ``strategy__<param>``. Synchronous strategies implement
+A strategy follows scikit-learn's parameter protocol (``get_params`` /
+``set_params``), so ``clone`` works and ``GridSearchCV`` can tune ``strategy``
+and ``strategy__<param>``. Synchronous strategies implement
 ``_sync_round``; asynchronous ones ``_dispatch`` / ``_arrival`` and are run by
 the virtual-clock event loop of the estimator. Parameters are arrays of shape
 ``(d + 1, k)`` in the namespace of the data.
 """
 
+import inspect
 import math
 from numbers import Integral, Real
 
@@ -39,8 +41,25 @@ def _wsum(xp, p, A):
     return xp.sum(p[:, None, None] * A, axis=0)
 
 
-class _Strategy(BaseEstimator):
+class _Strategy:
+    """Base of the strategies: sklearn's parameter protocol without being an
+    estimator (strategies have no ``fit``; the estimator runs them), so that
+    ``clone`` and ``strategy__<param>`` in ``GridSearchCV`` work."""
+
     _asynchronous = False
+    _get_param_names = classmethod(BaseEstimator._get_param_names.__func__)
+    get_params = BaseEstimator.get_params
+    set_params = BaseEstimator.set_params
+    _validate_params = BaseEstimator._validate_params
+
+    def __repr__(self):
+        sig = inspect.signature(type(self).__init__).parameters
+        changed = []
+        for k, v in self.get_params(deep=False).items():
+            default = sig[k].default
+            if not (v is default or (isinstance(v, type(default)) and v == default)):
+                changed.append(f"{k}={v!r}")
+        return f"{type(self).__name__}({', '.join(changed)})"
 
     def _validate(self):
         self._validate_params()
