@@ -19,7 +19,14 @@ from sklearn.utils.validation import (
 from ..datasets._federated import _dirichlet_partition, _iid_partition, _strata
 from ..utils._backend import device as _device
 from ..utils._backend import get_namespace, is_numpy_namespace, to_numpy
-from ._kernels import ClientData, client_accuracy, client_losses
+from ._kernels import (
+    ClientData,
+    client_accuracy,
+    client_losses,
+    forward,
+    n_params,
+    unpack,
+)
 from ._strategies import STRATEGIES, FedAvg
 
 __all__ = ["FederatedClassifier", "FederatedRegressor"]
@@ -59,6 +66,8 @@ class _BaseFederated(BaseEstimator):
         "concurrency": [Interval(Integral, 1, None, closed="left"), None],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
+        "model": [StrOptions({"linear", "mlp"})],
+        "hidden_units": [Interval(Integral, 1, None, closed="left")],
     }
 
     def __init__(
@@ -76,6 +85,8 @@ class _BaseFederated(BaseEstimator):
         concurrency=None,
         random_state=None,
         verbose=0,
+        model="linear",
+        hidden_units=16,
     ):
         self.strategy = strategy
         self.n_clients = n_clients
@@ -89,8 +100,21 @@ class _BaseFederated(BaseEstimator):
         self.concurrency = concurrency
         self.random_state = random_state
         self.verbose = verbose
+        self.model = model
+        self.hidden_units = hidden_units
 
     # ----------------------------------------------------------------- setup
+    def _hidden(self):
+        return None if self.model == "linear" else self.hidden_units
+
+    def _set_layers(self, W):
+        """MLP: ``coefs_`` / ``intercepts_`` per layer, as in sklearn's MLP."""
+        xp = get_namespace(W)
+        d1 = self.n_features_in_ + 1
+        W1, W2 = unpack(xp, W[None, ...], d1, self._n_outputs, self.hidden_units)
+        self.coefs_ = [W1[0, :-1, :], W2[0, :-1, :]]
+        self.intercepts_ = [W1[0, -1, :], W2[0, -1, :]]
+
     def _strategy(self):
         s = self.strategy
         if s is None:
@@ -149,7 +173,7 @@ class _BaseFederated(BaseEstimator):
         Yc = xp.reshape(xp.take(Y, flat, axis=0), (n_clients, m, Y.shape[1]))
         w = xp.asarray(sw[idx] * mask, dtype=X.dtype, device=dev)
         task = "classification" if isinstance(self, ClassifierMixin) else "regression"
-        return ClientData(xp, Xc, Yc, w, n, task, self.alpha)
+        return ClientData(xp, Xc, Yc, w, n, task, self.alpha, self._hidden())
 
     def _steps(self, rng, n_clients):
         ls = self.local_steps
@@ -176,6 +200,7 @@ class _BaseFederated(BaseEstimator):
             self._rng = check_random_state(self.random_state)
         rng = self._rng
         Y, y_np = self._targets(xp, X, y, first)
+        self._n_outputs = Y.shape[1]
         n = X.shape[0]
         sw = _check_sample_weight(
             None if sample_weight is None else _as_numpy(sample_weight), np.empty(n)
@@ -187,7 +212,15 @@ class _BaseFederated(BaseEstimator):
             self.strategy_ = self._strategy()
             self.strategy_._validate_params()
             d1, k = X.shape[1] + 1, Y.shape[1]
-            self._W = xp.zeros((d1, k), dtype=X.dtype, device=_device(X))
+            shape = n_params(d1, k, self._hidden())
+            if self.model == "linear":
+                W = np.zeros(shape)
+            else:  # Glorot-uniform first layer, zero output layer
+                h = self.hidden_units
+                lim = np.sqrt(6.0 / (d1 + h))
+                W = np.zeros(shape)
+                W[: d1 * h, 0] = rng.uniform(-lim, lim, size=d1 * h)
+            self._W = xp.asarray(W, dtype=X.dtype, device=_device(X))
             speeds = rng.lognormal(0.0, 1.0, size=n_clients)
             self._speeds = tuple(speeds.tolist())  # plain floats: no namespace
             self.client_speeds_ = xp.asarray(speeds, dtype=X.dtype, device=_device(X))
@@ -325,8 +358,12 @@ class _BaseFederated(BaseEstimator):
     def partial_fit(self, X, y, client_id=None, sample_weight=None, **kwargs):
         """Run one round (synchronous) or one round of arrivals (asynchronous).
 
-        The rows are split across the clients as in :meth:`fit` (the first
-        call fixes the clients, the model and the strategy state).
+        The first call fixes the number of clients, the model and the
+        strategy state; later calls continue the clock and the in-flight jobs.
+        With ``partition`` other than ``"given"`` each call draws a fresh split
+        of the rows it receives, so pass ``client_id`` to keep every client's
+        data fixed across calls (client state such as FedECADO's flows or
+        MasFL's controls is kept per client index).
 
         Parameters
         ----------
@@ -356,7 +393,10 @@ class _BaseFederated(BaseEstimator):
         if is_numpy_namespace(xp):  # fitted under dispatch, used without it
             coef = to_numpy(coef)
         coef = xp.astype(coef, X.dtype)
-        return xp.matmul(X, coef[:-1, :]) + coef[-1, :]
+        ones = xp.ones((X.shape[0], 1), dtype=X.dtype, device=_device(X))
+        X1 = xp.concat([X, ones], axis=1)
+        k = self._n_outputs
+        return forward(xp, X1[None, ...], coef[None, ...], k, self._hidden())[0][0, ...]
 
     def certify(
         self,
@@ -473,15 +513,23 @@ class FederatedClassifier(ClassifierMixin, _BaseFederated):
         Seeds the split, the mini-batches, the speeds and the clock.
     verbose : int, default=0
         Print one line per round.
+    model : {"linear", "mlp"}, default="linear"
+        Linear model, or a one-hidden-layer tanh MLP (Glorot-uniform first
+        layer drawn from ``random_state``).
+    hidden_units : int, default=16
+        Width of the MLP's hidden layer.
 
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
         Class labels.
     coef_ : array of shape (n_classes, n_features)
-        Weights of the server model (one row per class, also for 2 classes).
+        Weights of the server model (one row per class, also for 2 classes);
+        linear model only.
     intercept_ : array of shape (n_classes,)
-        Intercepts.
+        Intercepts (linear model only).
+    coefs_, intercepts_ : list of arrays
+        Layer weights and biases (``model="mlp"`` only).
     n_clients_ : int
         Number of clients.
     client_sizes_ : ndarray of shape (n_clients,)
@@ -500,7 +548,7 @@ class FederatedClassifier(ClassifierMixin, _BaseFederated):
 
     Notes
     -----
-    The model is linear (a small MLP is not implemented yet). With array API
+    With array API
     dispatch on, the client engine and the fitted attributes follow the input
     namespace and device; mini-batch indices are drawn with NumPy.
 
@@ -552,6 +600,8 @@ class FederatedClassifier(ClassifierMixin, _BaseFederated):
 
     def _set_coef(self, W):
         self._coef_xp = W
+        if self.model == "mlp":
+            return self._set_layers(W)
         xp = get_namespace(W)
         self.coef_ = xp.permute_dims(W[:-1, :], (1, 0))
         self.intercept_ = W[-1, :]
@@ -620,13 +670,20 @@ class FederatedRegressor(RegressorMixin, _BaseFederated):
         Seeds the split, the mini-batches, the speeds and the clock.
     verbose : int, default=0
         Print one line per round.
+    model : {"linear", "mlp"}, default="linear"
+        Linear model, or a one-hidden-layer tanh MLP (Glorot-uniform first
+        layer drawn from ``random_state``).
+    hidden_units : int, default=16
+        Width of the MLP's hidden layer.
 
     Attributes
     ----------
     coef_ : array of shape (n_features,)
-        Weights of the server model.
+        Weights of the server model (linear model only).
     intercept_ : float or 0-d array
-        Intercept.
+        Intercept (linear model only).
+    coefs_, intercepts_ : list of arrays
+        Layer weights and biases (``model="mlp"`` only).
     n_clients_ : int
         Number of clients.
     client_sizes_ : ndarray of shape (n_clients,)
@@ -667,6 +724,8 @@ class FederatedRegressor(RegressorMixin, _BaseFederated):
 
     def _set_coef(self, W):
         self._coef_xp = W
+        if self.model == "mlp":
+            return self._set_layers(W)
         self.coef_ = W[:-1, 0]
         self.intercept_ = W[-1, 0]
 

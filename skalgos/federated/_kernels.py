@@ -17,16 +17,24 @@ class ClientData:
     """Padded per-client data: ``X`` (c, m, d+1), ``Y`` (c, m, k), ``w`` (c, m).
 
     ``w`` holds the sample weights (0 on padding rows), ``n`` the client sizes
-    (NumPy int array), ``task`` is ``"classification"`` or ``"regression"``.
+    (NumPy int array), ``task`` is ``"classification"`` or ``"regression"``,
+    ``hidden`` is ``None`` (linear model) or the hidden width of the MLP, whose
+    parameters are packed in one column (see :func:`unpack`).
     """
 
-    def __init__(self, xp, X, Y, w, n, task, alpha):
+    def __init__(self, xp, X, Y, w, n, task, alpha, hidden=None):
         self.xp, self.X, self.Y, self.w, self.n = xp, X, Y, w, n
-        self.task, self.alpha = task, alpha
+        self.task, self.alpha, self.hidden = task, alpha, hidden
         self.device = _device(X)
-        d1 = X.shape[-1]
-        reg = np.ones((d1, 1))
-        reg[-1] = 0.0  # the intercept is not penalised
+        d1, k = X.shape[-1], Y.shape[-1]
+        if hidden is None:
+            reg = np.ones((d1, 1))
+            reg[-1] = 0.0  # the intercept is not penalised
+        else:
+            reg = np.ones((d1, hidden)), np.ones((hidden + 1, k))
+            reg[0][-1] = 0.0
+            reg[1][-1] = 0.0
+            reg = np.concatenate([reg[0].ravel(), reg[1].ravel()])[:, None]
         self.reg = xp.asarray(reg, dtype=X.dtype, device=self.device)
         self.n_float = xp.asarray(n, dtype=X.dtype, device=self.device)
 
@@ -42,6 +50,7 @@ class ClientData:
             self.n[np.asarray(idx)],
             self.task,
             self.alpha,
+            self.hidden,
         )
 
 
@@ -49,10 +58,41 @@ def _mT(xp, A):
     return xp.permute_dims(A, (0, 2, 1))
 
 
-def residual(data, W):
-    """Prediction minus target, (c, m, k), for parameters ``W`` (c, d+1, k)."""
+def n_params(d1, k, hidden):
+    """Shape of one client's parameter array."""
+    if hidden is None:
+        return (d1, k)
+    return (d1 * hidden + (hidden + 1) * k, 1)
+
+
+def unpack(xp, W, d1, k, hidden):
+    """MLP layers ``W1`` (c, d+1, h) and ``W2`` (c, h+1, k) from packed ``W``."""
+    c = W.shape[0]
+    W1 = xp.reshape(W[:, : d1 * hidden, 0], (c, d1, hidden))
+    W2 = xp.reshape(W[:, d1 * hidden :, 0], (c, hidden + 1, k))
+    return W1, W2
+
+
+def forward(xp, X, W, k, hidden):
+    """Scores (c, m, k) and the hidden activations (MLP) for inputs (c, m, d+1)."""
+    if hidden is None:
+        return xp.matmul(X, W), None
+    W1, W2 = unpack(xp, W, X.shape[-1], k, hidden)
+    H = xp.tanh(xp.matmul(X, W1))
+    ones = xp.ones(H.shape[:2] + (1,), dtype=H.dtype, device=_device(H))
+    H1 = xp.concat([H, ones], axis=2)
+    return xp.matmul(H1, W2), H1
+
+
+def _scores(data, W):
+    return forward(data.xp, data.X, W, data.Y.shape[-1], data.hidden)
+
+
+def residual(data, W, Z=None):
+    """Prediction minus target, (c, m, k), for parameters ``W``."""
     xp = data.xp
-    Z = xp.matmul(data.X, W)
+    if Z is None:
+        Z = _scores(data, W)[0]
     if data.task == "classification":
         Z = Z - xp.max(Z, axis=-1, keepdims=True)
         E = xp.exp(Z)
@@ -67,8 +107,18 @@ def gradients(data, W, weights, denom):
     normaliser (the client size for a full batch, the batch size otherwise).
     """
     xp = data.xp
-    R = residual(data, W) * weights[:, :, None]
-    G = xp.matmul(_mT(xp, data.X), R) / denom[:, None, None]
+    Z, H1 = _scores(data, W)
+    R = residual(data, W, Z) * weights[:, :, None] / denom[:, None, None]
+    if data.hidden is None:
+        G = xp.matmul(_mT(xp, data.X), R)
+    else:
+        h, c = data.hidden, W.shape[0]
+        _, W2 = unpack(xp, W, data.X.shape[-1], data.Y.shape[-1], h)
+        G2 = xp.matmul(_mT(xp, H1), R)
+        dH = xp.matmul(R, _mT(xp, W2[:, :h, :]))
+        dA = dH * (1.0 - H1[:, :, :h] * H1[:, :, :h])
+        G1 = xp.matmul(_mT(xp, data.X), dA)
+        G = xp.concat([xp.reshape(G1, (c, -1, 1)), xp.reshape(G2, (c, -1, 1))], axis=1)
     if data.alpha:
         G = G + data.alpha * data.reg * W
     return G
@@ -77,13 +127,13 @@ def gradients(data, W, weights, denom):
 def client_losses(data, W):
     """Per-client mean loss (cross-entropy or half squared error), (c,)."""
     xp = data.xp
+    Z = _scores(data, W)[0]
     if data.task == "classification":
-        Z = xp.matmul(data.X, W)
         Z = Z - xp.max(Z, axis=-1, keepdims=True)
         logp = Z - xp.log(xp.sum(xp.exp(Z), axis=-1, keepdims=True))
         per = -xp.sum(data.Y * logp, axis=-1)
     else:
-        R = residual(data, W)
+        R = Z - data.Y
         per = 0.5 * xp.sum(R * R, axis=-1)
     return xp.sum(per * data.w, axis=1) / data.n_float
 
@@ -91,7 +141,7 @@ def client_losses(data, W):
 def client_accuracy(data, W):
     """Per-client accuracy (classification) as a (c,) array."""
     xp = data.xp
-    Z = xp.matmul(data.X, W)
+    Z = _scores(data, W)[0]
     hit = xp.astype(xp.argmax(Z, axis=-1) == xp.argmax(data.Y, axis=-1), W.dtype)
     mask = xp.astype(data.w > 0, W.dtype)
     return xp.sum(hit * mask, axis=1) / data.n_float

@@ -262,9 +262,12 @@ class FedECADO(_Strategy):
 
     Parameters
     ----------
-    inductance : float, default=1.0
+    inductance : float or "auto", default="auto"
         ``L``; ``numpy.inf`` turns the flows off (then FedECADO is a
-        multi-rate FedAvg).
+        multi-rate FedAvg). ``"auto"`` is ``window_init ** 2``: the flow
+        update ``(T / L) (x_i - x_c)`` is then the client's mean drift
+        velocity over the first window, which keeps the flow loop stable
+        whatever the step size (ours).
     lte_tol : float, default=0.3
         Error tolerance ``eta`` of the step rule
         ``dt = min(2 eta / ||v_j - v_{j-1}||_inf, step_max)``.
@@ -304,7 +307,7 @@ class FedECADO(_Strategy):
     """
 
     _parameter_constraints = {
-        "inductance": [Interval(Real, 0, None, closed="right")],
+        "inductance": [Interval(Real, 0, None, closed="right"), StrOptions({"auto"})],
         "lte_tol": [Interval(Real, 0, None, closed="neither")],
         "step_init": [Interval(Real, 0, None, closed="neither"), None],
         "step_max": [Interval(Real, 0, None, closed="neither"), None],
@@ -315,7 +318,7 @@ class FedECADO(_Strategy):
 
     def __init__(
         self,
-        inductance=1.0,
+        inductance="auto",
         lte_tol=0.3,
         step_init=None,
         step_max=0.5,
@@ -340,7 +343,9 @@ class FedECADO(_Strategy):
             if self.window_init is None
             else self.window_init
         )
+        L = window**2 if self.inductance == "auto" else self.inductance
         return {
+            "inductance": L,
             "flows": xp.zeros(
                 (ctx.n_clients,) + tuple(W.shape), dtype=W.dtype, device=ctx.device
             ),
@@ -373,8 +378,8 @@ class FedECADO(_Strategy):
             s = ctx.p * out["n_steps"]
             s = s / xp.sum(s)
         Wnew = _wsum(xp, s, xT) / xp.sum(s)
-        if math.isfinite(self.inductance):
-            G = (T / self.inductance) * s
+        if math.isfinite(state["inductance"]):
+            G = (T / state["inductance"]) * s
             state["flows"] = flows + G[:, None, None] * (xT - Wnew[None, ...])
         state["windows"].append(T)
         if self.window_max is not None:

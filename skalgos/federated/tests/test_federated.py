@@ -286,3 +286,60 @@ def test_engine_array_namespaces(array_namespace, strategy):
         pred = ns.to_numpy(est.predict(ns.asarray(X)))
     np.testing.assert_allclose(coef, ref.coef_, rtol=1e-6, atol=1e-8)
     np.testing.assert_array_equal(pred, ref.predict(X))
+
+
+# ------------------------------------------------------------------ MLP
+@pytest.mark.parametrize("task", ["classification", "regression"])
+def test_mlp_gradient_matches_finite_differences(task):
+    from skalgos.federated._kernels import (
+        ClientData,
+        client_losses,
+        gradients,
+        n_params,
+    )
+    from skalgos.utils import get_namespace
+
+    rng = np.random.RandomState(0)
+    c, m, d1, k, h = 2, 7, 4, 3, 5
+    xp = get_namespace(np.ones(1))
+    X = np.concatenate([rng.randn(c, m, d1 - 1), np.ones((c, m, 1))], axis=2)
+    Y = (
+        np.eye(k)[rng.randint(0, k, size=(c, m))]
+        if task == "classification"
+        else rng.randn(c, m, k)
+    )
+    w = np.ones((c, m))
+    data = ClientData(xp, X, Y, w, np.full(c, m), task, 0.0, hidden=h)
+    W = rng.randn(c, *n_params(d1, k, h)) * 0.5
+    G = gradients(data, W, data.w, data.n_float)
+    num = np.zeros_like(W)
+    for idx in np.ndindex(W.shape[1:]):
+        E = np.zeros_like(W)
+        E[(slice(None),) + idx] = 1e-6
+        num[(slice(None),) + idx] = (
+            client_losses(data, W + E) - client_losses(data, W - E)
+        ) / 2e-6
+    np.testing.assert_allclose(G, num, rtol=1e-5, atol=1e-8)
+
+
+def test_mlp_beats_linear_on_moons():
+    from sklearn.datasets import make_moons
+
+    X, y = make_moons(300, noise=0.1, random_state=0)
+    kw = dict(n_clients=4, n_rounds=60, learning_rate=0.3, random_state=0)
+    lin = FederatedClassifier(**kw).fit(X, y)
+    mlp = FederatedClassifier(model="mlp", hidden_units=16, **kw).fit(X, y)
+    assert mlp.score(X, y) > lin.score(X, y) + 0.05
+    assert [a.shape for a in mlp.coefs_] == [(2, 16), (16, 2)]
+
+
+def test_mlp_array_namespaces(array_namespace):
+    ns = array_namespace
+    X, y = _iris()
+    kw = dict(model="mlp", hidden_units=4, n_clients=3, n_rounds=2, random_state=0)
+    ref = FederatedClassifier(FedECADO(), **kw).fit(X, y)
+    with ns.dispatch():
+        est = FederatedClassifier(FedECADO(), **kw).fit(ns.asarray(X), ns.asarray(y))
+        coefs = [ns.to_numpy(a) for a in est.coefs_]
+    for a, b in zip(coefs, ref.coefs_):
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-8)

@@ -200,7 +200,13 @@ _FED_PARTITION = (
 )
 _FEDERATED = {
     "FederatedClassifier": {
-        "init": [_FED_INIT, dict(_FED_INIT, strategy="fedbuff")],
+        "init": [
+            _FED_INIT,
+            dict(_FED_INIT, strategy="fedbuff"),
+            dict(
+                _FED_INIT, model="mlp", hidden_units=8, n_rounds=20, learning_rate=0.3
+            ),
+        ],
         "grid": {"learning_rate": [0.05, 0.1]},
         "expected_failed_checks": {
             "check_sample_weight_equivalence_on_dense_data": _FED_PARTITION,
