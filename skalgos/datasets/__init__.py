@@ -31,6 +31,7 @@ from ._graph import *  # noqa: F403
 
 
 # --- federated -------------------------------------------------------------
+from ._federated import make_federated  # noqa: F401, I001
 
 # --- metrics ---------------------------------------------------------------
 from ._compositionality import (

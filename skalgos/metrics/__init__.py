@@ -30,6 +30,7 @@ from ._neighbors import diverse_recall  # noqa: F401, I001
 
 
 # --- federated -------------------------------------------------------------
+from ._certification import dkw_band, robust_cdf_bound, robust_mean_bound  # noqa: F401, I001
 
 # --- metrics ---------------------------------------------------------------
 from ._compositionality import (

@@ -438,7 +438,34 @@ _ONLINE = {
 
 
 # --- federated ---------------------------------------------------------------
-_FEDERATED = {}
+_FED_INIT = {"n_clients": 2, "n_rounds": 3, "local_steps": 3}
+_FED_PARTITION = (
+    "rows are split across clients by a seeded random partition, so weighting a "
+    "row by 2 and duplicating it give different client datasets (and mini-batch "
+    "draws); the weighted loss itself is exact (tested in skalgos/federated)"
+)
+_FEDERATED = {
+    "FederatedClassifier": {
+        "init": [
+            _FED_INIT,
+            dict(_FED_INIT, strategy="fedbuff"),
+            dict(
+                _FED_INIT, model="mlp", hidden_units=8, n_rounds=20, learning_rate=0.3
+            ),
+        ],
+        "grid": {"learning_rate": [0.05, 0.1]},
+        "expected_failed_checks": {
+            "check_sample_weight_equivalence_on_dense_data": _FED_PARTITION,
+        },
+    },
+    "FederatedRegressor": {
+        "init": [_FED_INIT, dict(_FED_INIT, strategy="fedecado")],
+        "grid": {"learning_rate": [0.05, 0.1]},
+        "expected_failed_checks": {
+            "check_sample_weight_equivalence_on_dense_data": _FED_PARTITION,
+        },
+    },
+}
 
 
 # --- metrics -----------------------------------------------------------------

@@ -1,0 +1,739 @@
+"""FederatedClassifier / FederatedRegressor: in-process federated simulation."""
+
+import heapq
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, _fit_context
+from sklearn.preprocessing import LabelEncoder
+from sklearn.utils import check_random_state
+from sklearn.utils._array_api import check_same_namespace
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import (
+    _check_sample_weight,
+    check_is_fitted,
+    validate_data,
+)
+
+from ..datasets._federated import _dirichlet_partition, _iid_partition, _strata
+from ..utils._backend import device as _device
+from ..utils._backend import get_namespace, is_numpy_namespace, to_numpy
+from ._kernels import (
+    ClientData,
+    client_accuracy,
+    client_losses,
+    forward,
+    n_params,
+    unpack,
+)
+from ._strategies import STRATEGIES, FedAvg
+
+__all__ = ["FederatedClassifier", "FederatedRegressor"]
+
+
+def _as_numpy(x):
+    """NumPy copy of an array of any namespace, or of a list / pandas object."""
+    try:
+        return to_numpy(x)
+    except TypeError:
+        return np.asarray(x)
+
+
+class _Context:
+    """What strategies see of the run: namespace, step sizes, weights, rng."""
+
+
+class _BaseFederated(BaseEstimator):
+    _parameter_constraints = {
+        "strategy": [
+            StrOptions(set(STRATEGIES)),
+            HasMethods(["get_params"]),
+            None,
+        ],
+        "n_clients": [Interval(Integral, 1, None, closed="left")],
+        "partition": [StrOptions({"dirichlet", "iid", "given"})],
+        "dirichlet_alpha": [Interval(Real, 0, None, closed="neither")],
+        "n_rounds": [Interval(Integral, 1, None, closed="left")],
+        "local_steps": [
+            Interval(Integral, 1, None, closed="left"),
+            StrOptions({"uniform"}),
+            "array-like",
+        ],
+        "learning_rate": [Interval(Real, 0, None, closed="neither")],
+        "batch_size": [Interval(Integral, 1, None, closed="left"), None],
+        "alpha": [Interval(Real, 0, None, closed="left")],
+        "concurrency": [Interval(Integral, 1, None, closed="left"), None],
+        "random_state": ["random_state"],
+        "verbose": ["verbose"],
+        "model": [StrOptions({"linear", "mlp"})],
+        "hidden_units": [Interval(Integral, 1, None, closed="left")],
+    }
+
+    def __init__(
+        self,
+        strategy=None,
+        *,
+        n_clients=10,
+        partition="dirichlet",
+        dirichlet_alpha=0.5,
+        n_rounds=20,
+        local_steps=10,
+        learning_rate=0.1,
+        batch_size=32,
+        alpha=1e-4,
+        concurrency=None,
+        random_state=None,
+        verbose=0,
+        model="linear",
+        hidden_units=16,
+    ):
+        self.strategy = strategy
+        self.n_clients = n_clients
+        self.partition = partition
+        self.dirichlet_alpha = dirichlet_alpha
+        self.n_rounds = n_rounds
+        self.local_steps = local_steps
+        self.learning_rate = learning_rate
+        self.batch_size = batch_size
+        self.alpha = alpha
+        self.concurrency = concurrency
+        self.random_state = random_state
+        self.verbose = verbose
+        self.model = model
+        self.hidden_units = hidden_units
+
+    # ----------------------------------------------------------------- setup
+    def _hidden(self):
+        return None if self.model == "linear" else self.hidden_units
+
+    def _set_layers(self, W):
+        """MLP: ``coefs_`` / ``intercepts_`` per layer, as in sklearn's MLP."""
+        xp = get_namespace(W)
+        d1 = self.n_features_in_ + 1
+        W1, W2 = unpack(xp, W[None, ...], d1, self._n_outputs, self.hidden_units)
+        self.coefs_ = [W1[0, :-1, :], W2[0, :-1, :]]
+        self.intercepts_ = [W1[0, -1, :], W2[0, -1, :]]
+
+    def _strategy(self):
+        s = self.strategy
+        if s is None:
+            return FedAvg()
+        if isinstance(s, str):
+            return STRATEGIES[s]()
+        from sklearn.base import clone
+
+        return clone(s)
+
+    def _targets(self, y, first):
+        raise NotImplementedError
+
+    def _partition(self, y_np, client_id, rng):
+        n = y_np.shape[0]
+        if self.partition == "given" or client_id is not None:
+            if client_id is None:
+                raise ValueError(
+                    "partition='given' needs fit(X, y, client_id=...): one client "
+                    "label per row."
+                )
+            cid = np.asarray(_as_numpy(client_id)).ravel()
+            if cid.shape[0] != n:
+                raise ValueError(
+                    f"client_id has {cid.shape[0]} entries but X has {n} rows."
+                )
+            uniq, cid = np.unique(cid, return_inverse=True)
+            return cid.ravel(), uniq.shape[0]
+        if self.n_clients > n:
+            raise ValueError(
+                f"n_clients={self.n_clients} is larger than the number of samples "
+                f"(n_samples={n}); use n_clients <= {n}."
+            )
+        if self.partition == "iid":
+            return _iid_partition(n, self.n_clients, rng), self.n_clients
+        strata = self._strata(y_np)
+        cid = _dirichlet_partition(strata, self.n_clients, self.dirichlet_alpha, 1, rng)
+        return cid, self.n_clients
+
+    def _build(self, xp, X, Y, sw, cid, n_clients):
+        n = np.bincount(cid, minlength=n_clients)
+        if n.min() == 0:
+            raise ValueError("a client holds no samples; check client_id.")
+        m = int(n.max())
+        idx = np.zeros((n_clients, m), dtype=np.int64)
+        mask = np.zeros((n_clients, m))
+        for i in range(n_clients):
+            rows = np.flatnonzero(cid == i)
+            idx[i, : rows.shape[0]] = rows
+            mask[i, : rows.shape[0]] = 1.0
+        dev = _device(X)
+        flat = xp.asarray(idx.ravel(), device=dev)
+        ones = xp.ones((X.shape[0], 1), dtype=X.dtype, device=dev)
+        Xa = xp.concat([X, ones], axis=1)
+        Xc = xp.reshape(xp.take(Xa, flat, axis=0), (n_clients, m, Xa.shape[1]))
+        Yc = xp.reshape(xp.take(Y, flat, axis=0), (n_clients, m, Y.shape[1]))
+        w = xp.asarray(sw[idx] * mask, dtype=X.dtype, device=dev)
+        task = "classification" if isinstance(self, ClassifierMixin) else "regression"
+        return ClientData(xp, Xc, Yc, w, n, task, self.alpha, self._hidden())
+
+    def _steps(self, rng, n_clients):
+        ls = self.local_steps
+        if isinstance(ls, str):  # "uniform": U{1..20} per client and round
+            return rng.randint(1, 21, size=n_clients)
+        if np.ndim(ls) == 0:
+            return np.full(n_clients, int(ls))
+        ls = np.asarray(ls).astype(int).ravel()
+        if ls.shape[0] != n_clients or ls.min() < 1:
+            raise ValueError(
+                f"local_steps as an array needs {n_clients} positive entries (one "
+                f"per client), got {ls.tolist()}."
+            )
+        return ls
+
+    def _mean_steps(self, n_clients):
+        if isinstance(self.local_steps, str):
+            return 10.5
+        return float(np.mean(self.local_steps))
+
+    def _setup(self, X, y, client_id, sample_weight, first):
+        xp = get_namespace(X)
+        if first:
+            self._rng = check_random_state(self.random_state)
+        rng = self._rng
+        Y, y_np = self._targets(xp, X, y, first)
+        self._n_outputs = Y.shape[1]
+        n = X.shape[0]
+        sw = _check_sample_weight(
+            None if sample_weight is None else _as_numpy(sample_weight), np.empty(n)
+        )
+        cid, n_clients = self._partition(y_np, client_id, rng)
+        data = self._build(xp, X, Y, sw, cid, n_clients)
+        if first:
+            self.n_clients_ = n_clients
+            self.strategy_ = self._strategy()
+            self.strategy_._validate_params()
+            d1, k = X.shape[1] + 1, Y.shape[1]
+            shape = n_params(d1, k, self._hidden())
+            if self.model == "linear":
+                W = np.zeros(shape)
+            else:  # Glorot-uniform first layer, zero output layer
+                h = self.hidden_units
+                lim = np.sqrt(6.0 / (d1 + h))
+                W = np.zeros(shape)
+                W[: d1 * h, 0] = rng.uniform(-lim, lim, size=d1 * h)
+            self._W = xp.asarray(W, dtype=X.dtype, device=_device(X))
+            speeds = rng.lognormal(0.0, 1.0, size=n_clients)
+            self._speeds = tuple(speeds.tolist())  # plain floats: no namespace
+            self.client_speeds_ = xp.asarray(speeds, dtype=X.dtype, device=_device(X))
+            self.history_ = []
+            self._time = 0.0
+            self._version = 0
+        elif n_clients != self.n_clients_:
+            raise ValueError(
+                f"partial_fit got {n_clients} clients, the model was started with "
+                f"{self.n_clients_}."
+            )
+        self.client_sizes_ = data.n.copy()
+        if not is_numpy_namespace(xp):
+            dev = _device(X)
+            self.client_sizes_ = xp.asarray(data.n, device=dev)
+            if first and getattr(self, "_classes_numeric", False):
+                self.classes_ = xp.asarray(self.classes_, device=dev)
+        ctx = _Context()
+        ctx.xp, ctx.device, ctx.rng = xp, _device(X), rng
+        ctx.learning_rate = self.learning_rate
+        ctx.batch_size = self.batch_size
+        ctx.grad_scale = 1.0
+        ctx.n_clients = n_clients
+        p = data.n / data.n.sum()
+        ctx.p = xp.asarray(p, dtype=X.dtype, device=ctx.device)
+        ctx.mean_steps = self._mean_steps(n_clients)
+        ctx.planned_arrivals = self.n_rounds * n_clients
+        if first:
+            self.strategy_state_ = self.strategy_._init(ctx, self._W)
+        return data, ctx
+
+    # ----------------------------------------------------------------- rounds
+    def _sync_round(self, data, ctx):
+        steps = self._steps(ctx.rng, ctx.n_clients)
+        self._W = self.strategy_._sync_round(
+            self.strategy_state_, ctx, data, self._W, steps
+        )
+        self._time += float(np.max(steps * np.asarray(self._speeds)))
+        self._version += 1
+        self._record(data, [0])
+
+    def _async_round(self, data, ctx):
+        c = ctx.n_clients
+        conc = min(self.concurrency or max(1, c // 4), c)
+        state = self.strategy_state_
+        strat = self.strategy_
+        # the in-flight jobs persist between rounds (the clock keeps running)
+        if not hasattr(self, "_jobs") or self._jobs is None:
+            self._jobs, self._seq = [], 0
+            for i in ctx.rng.choice(c, size=conc, replace=False):
+                self._dispatch(int(i), data, ctx)
+        stal = []
+        for _ in range(c):
+            t, _, i, version, W_sent, out = heapq.heappop(self._jobs)
+            self._time = t
+            s = self._version - version
+            stal.append(s)
+            Wn = strat._arrival(state, ctx, self._W, i, out, W_sent, s)
+            if Wn is not None:
+                self._W = Wn
+                self._version += 1
+            busy = {job[2] for job in self._jobs}
+            idle = [j for j in range(c) if j not in busy]
+            self._dispatch(int(ctx.rng.choice(idle)), data, ctx)
+        self._record(data, stal)
+
+    def _dispatch(self, i, data, ctx):
+        steps = self._steps(ctx.rng, ctx.n_clients)[i : i + 1]
+        sub = data.subset([i])
+        out = self.strategy_._dispatch(
+            self.strategy_state_, ctx, sub, self._W, i, steps
+        )
+        finish = self._time + float(steps[0] * self._speeds[i])
+        self._seq += 1
+        heapq.heappush(self._jobs, (finish, self._seq, i, self._version, self._W, out))
+
+    def _record(self, data, staleness):
+        xp = data.xp
+        W = self.strategy_._model(self.strategy_state_, self._W)
+        W3 = xp.broadcast_to(W[None, ...], (data.X.shape[0],) + tuple(W.shape))
+        p = data.n / data.n.sum()
+        losses = to_numpy(client_losses(data, W3))
+        rec = {
+            "round": len(self.history_) + 1,
+            "time": self._time,
+            "loss": float(np.sum(p * losses)),
+            "staleness_mean": float(np.mean(staleness)),
+            "staleness_max": int(np.max(staleness)),
+        }
+        if data.task == "classification":
+            rec["accuracy"] = float(np.sum(p * to_numpy(client_accuracy(data, W3))))
+        self.history_.append(rec)
+        self._set_coef(W)
+        if self.verbose:
+            print(
+                f"[{type(self).__name__}] "
+                + ", ".join(f"{k}={v:.4g}" for k, v in rec.items())
+            )
+
+    def _run(self, X, y, client_id, sample_weight, n_rounds, first):
+        data, ctx = self._setup(X, y, client_id, sample_weight, first)
+        if first:
+            self._jobs = None
+        for _ in range(n_rounds):
+            if self.strategy_._asynchronous:
+                self._async_round(data, ctx)
+            else:
+                self._sync_round(data, ctx)
+        return self
+
+    @_fit_context(prefer_skip_nested_validation=False)
+    def fit(self, X, y, client_id=None, sample_weight=None):
+        """Train the model across simulated clients for ``n_rounds`` rounds.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data (all clients' rows).
+        y : array-like of shape (n_samples,)
+            Targets.
+        client_id : array-like of shape (n_samples,), default=None
+            Client of each row. Given, it defines the clients (whatever
+            ``partition``); routed like ``groups`` by metadata routing.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Row weights inside each client's loss.
+
+        Returns
+        -------
+        self : object
+        """
+        xp = get_namespace(X)
+        X, y = validate_data(self, X, y, dtype=[xp.float64, xp.float32])
+        return self._run(X, y, client_id, sample_weight, self.n_rounds, first=True)
+
+    def partial_fit(self, X, y, client_id=None, sample_weight=None, **kwargs):
+        """Run one round (synchronous) or one round of arrivals (asynchronous).
+
+        The first call fixes the number of clients, the model and the
+        strategy state; later calls continue the clock and the in-flight jobs.
+        With ``partition`` other than ``"given"`` each call draws a fresh split
+        of the rows it receives, so pass ``client_id`` to keep every client's
+        data fixed across calls (client state such as FedECADO's flows or
+        MasFL's controls is kept per client index).
+
+        Parameters
+        ----------
+        X, y, client_id, sample_weight :
+            As in :meth:`fit`.
+        **kwargs :
+            ``classes`` (classifier) on the first call.
+
+        Returns
+        -------
+        self : object
+        """
+        first = not hasattr(self, "history_")
+        if first:
+            self._validate_params()
+            self._partial_classes = kwargs.get("classes")
+        xp = get_namespace(X)
+        X, y = validate_data(self, X, y, dtype=[xp.float64, xp.float32], reset=first)
+        return self._run(X, y, client_id, sample_weight, 1, first=first)
+
+    def _decision(self, X, method="predict"):
+        check_is_fitted(self)
+        check_same_namespace(X, self, attribute="_coef_xp", method=method)
+        xp = get_namespace(X)
+        X = validate_data(self, X, dtype=[xp.float64, xp.float32], reset=False)
+        coef = self._coef_xp
+        if is_numpy_namespace(xp):  # fitted under dispatch, used without it
+            coef = to_numpy(coef)
+        coef = xp.astype(coef, X.dtype)
+        ones = xp.ones((X.shape[0], 1), dtype=X.dtype, device=_device(X))
+        X1 = xp.concat([X, ones], axis=1)
+        k = self._n_outputs
+        return forward(xp, X1[None, ...], coef[None, ...], k, self._hidden())[0][0, ...]
+
+    def certify(
+        self,
+        X,
+        y,
+        client_id,
+        *,
+        f_divergence=None,
+        radius=0.0,
+        delta=0.05,
+        loss="zero_one",
+        thresholds=None,
+    ):
+        """Certify the model's per-client risk on a network of clients.
+
+        Evaluates the fitted model on each client's rows of ``(X, y)`` and
+        returns the DKW band of the clients' risk CDF (``f_divergence=None``)
+        or the worst-case tail ``P(R >= lam)`` over target networks whose
+        meta-distribution is within ``radius`` of the source's in the given
+        f-divergence, from :func:`skalgos.metrics.robust_cdf_bound`.
+
+        Parameters
+        ----------
+        X, y : array-like
+            Evaluation data of the source network.
+        client_id : array-like of shape (n_samples,)
+            Client of each row.
+        f_divergence : {"kl", "chi2"} or None, default=None
+            Shift model; ``None`` gives the vanilla DKW band.
+        radius : float, default=0.0
+            Divergence radius of the shift.
+        delta : float, default=0.05
+            Failure probability.
+        loss : {"zero_one", "squared"}, default="zero_one"
+            Per-sample loss, in [0, 1] (``"squared"`` is clipped at 1).
+        thresholds : array-like, optional
+            Risk thresholds for the robust bound.
+
+        Returns
+        -------
+        RiskCDFBand or RobustCDFBound
+        """
+        from ..metrics._certification import dkw_band, robust_cdf_bound
+
+        check_is_fitted(self)
+        cid = np.asarray(_as_numpy(client_id)).ravel()
+        pred = _as_numpy(self.predict(X))
+        y = np.asarray(_as_numpy(y)).ravel()
+        if cid.shape[0] != y.shape[0]:
+            raise ValueError(
+                f"client_id has {cid.shape[0]} entries, y has {y.shape[0]}."
+            )
+        if loss == "zero_one":
+            per = (pred != y).astype(float)
+        elif loss == "squared":
+            per = np.minimum((pred - y) ** 2, 1.0)
+        else:
+            raise ValueError(f"loss must be 'zero_one' or 'squared', got {loss!r}.")
+        uniq, inv = np.unique(cid, return_inverse=True)
+        counts = np.bincount(inv)
+        risks = np.bincount(inv, weights=per) / counts
+        if f_divergence is None:
+            return dkw_band(risks, delta=delta, n_samples=counts)
+        return robust_cdf_bound(
+            risks,
+            thresholds,
+            f_divergence=f_divergence,
+            radius=radius,
+            delta=delta,
+            n_samples=counts,
+        )
+
+
+class FederatedClassifier(ClassifierMixin, _BaseFederated):
+    """Softmax (multinomial logistic) model trained across simulated clients.
+
+    The training rows are split across ``n_clients`` clients (Dirichlet label
+    skew, IID, or given by ``client_id``); each round every client runs its
+    local algorithm from the server model for its own number of steps, and the
+    ``strategy`` turns the replies into the next server model. Synchronous
+    strategies (:class:`FedAvg`, :class:`FedProx`, :class:`FedNova`,
+    :class:`FedExP`, :class:`FedECADO`) run all clients' local steps at once as
+    client-batched array kernels; asynchronous ones (:class:`FedAsync`,
+    :class:`FedBuff`, :class:`MasFL`, :class:`AdaMasFL`) run on a virtual
+    clock where client ``i`` needs ``local_steps * client_speeds_[i]`` time
+    units per job.
+
+    Parameters
+    ----------
+    strategy : strategy object, str or None, default=None
+        The federated algorithm (``None`` is ``FedAvg()``; a lower-case name
+        such as ``"fedecado"`` builds the default instance).
+    n_clients : int, default=10
+        Number of simulated clients (ignored when ``client_id`` is given).
+    partition : {"dirichlet", "iid", "given"}, default="dirichlet"
+        How rows are split across clients.
+    dirichlet_alpha : float, default=0.5
+        Concentration of the Dirichlet label split (small is more skewed).
+    n_rounds : int, default=20
+        Communication rounds (asynchronous: ``n_clients`` arrivals each).
+    local_steps : int, array-like of shape (n_clients,) or "uniform", default=10
+        Local SGD steps per round: one for all, one per client, or drawn from
+        ``U{1..20}`` per client and round.
+    learning_rate : float, default=0.1
+        Local step size.
+    batch_size : int or None, default=32
+        Local mini-batch size; ``None`` uses full client gradients.
+    alpha : float, default=1e-4
+        L2 penalty on the weights (not on the intercept).
+    concurrency : int or None, default=None
+        Asynchronous strategies: clients training at once (``None``:
+        ``max(1, n_clients // 4)``).
+    random_state : int, RandomState instance or None, default=None
+        Seeds the split, the mini-batches, the speeds and the clock.
+    verbose : int, default=0
+        Print one line per round.
+    model : {"linear", "mlp"}, default="linear"
+        Linear model, or a one-hidden-layer tanh MLP (Glorot-uniform first
+        layer drawn from ``random_state``).
+    hidden_units : int, default=16
+        Width of the MLP's hidden layer.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        Class labels.
+    coef_ : array of shape (n_classes, n_features)
+        Weights of the server model (one row per class, also for 2 classes);
+        linear model only.
+    intercept_ : array of shape (n_classes,)
+        Intercepts (linear model only).
+    coefs_, intercepts_ : list of arrays
+        Layer weights and biases (``model="mlp"`` only).
+    n_clients_ : int
+        Number of clients.
+    client_sizes_ : ndarray of shape (n_clients,)
+        Rows per client.
+    client_speeds_ : ndarray of shape (n_clients,)
+        Simulated time per local step of each client (lognormal(0, 1)).
+    history_ : list of dict
+        Per round: ``round``, ``time`` (simulated), ``loss``, ``accuracy``
+        (training, client-weighted), ``staleness_mean``, ``staleness_max``.
+    strategy_ : strategy object
+        The fitted copy of ``strategy``.
+    strategy_state_ : dict
+        Server-side state of the strategy (flows, controls, momentum, ...).
+    n_features_in_ : int
+        Number of features seen in fit.
+
+    Notes
+    -----
+    With array API
+    dispatch on, the client engine and the fitted attributes follow the input
+    namespace and device; mini-batch indices are drawn with NumPy.
+
+    References
+    ----------
+    Agarwal, Joshi and Pileggi, "FedECADO: A Dynamical System Model of
+    Federated Learning", ICML 2025. Yan et al., "Momentum-Driven Adaptivity:
+    Towards Tuning-Free Asynchronous Federated Learning", ICML 2025.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from sklearn.preprocessing import scale
+    >>> from skalgos.federated import FederatedClassifier, FedECADO
+    >>> X, y = load_iris(return_X_y=True)
+    >>> X = scale(X)
+    >>> clf = FederatedClassifier(FedECADO(), n_clients=5, n_rounds=20,
+    ...                           random_state=0).fit(X, y)
+    >>> clf.score(X, y) > 0.8
+    True
+    """
+
+    def _strata(self, y_np):
+        return np.unique(y_np, return_inverse=True)[1].ravel()
+
+    def _targets(self, xp, X, y, first):
+        y_np = np.asarray(to_numpy(y)).ravel()
+        check_classification_targets(y_np)
+        if first:
+            classes = getattr(self, "_partial_classes", None)
+            le = LabelEncoder().fit(y_np if classes is None else np.asarray(classes))
+            self.classes_ = le.classes_
+            self._classes_numeric = self.classes_.dtype.kind in "iuf"
+            if self.classes_.shape[0] < 2:
+                raise ValueError(
+                    "FederatedClassifier needs at least 2 classes in y; got "
+                    f"{self.classes_.shape[0]} class."
+                )
+        classes = np.asarray(to_numpy(self.classes_))
+        missing = np.setdiff1d(np.unique(y_np), classes)
+        if missing.size:
+            raise ValueError(
+                f"y has labels {missing.tolist()} absent from classes "
+                f"{classes.tolist()}."
+            )
+        codes = np.searchsorted(classes, y_np)
+        Y = np.eye(classes.shape[0])[codes]
+        return xp.asarray(Y, dtype=X.dtype, device=_device(X)), y_np
+
+    def _set_coef(self, W):
+        self._coef_xp = W
+        if self.model == "mlp":
+            return self._set_layers(W)
+        xp = get_namespace(W)
+        self.coef_ = xp.permute_dims(W[:-1, :], (1, 0))
+        self.intercept_ = W[-1, :]
+
+    def decision_function(self, X):
+        """Class scores ``X @ coef_.T + intercept_`` (binary: score of class 1
+        minus score of class 0, shape (n_samples,))."""
+        Z = self._decision(X, "decision_function")
+        if Z.shape[1] == 2:
+            return Z[:, 1] - Z[:, 0]
+        return Z
+
+    def predict_proba(self, X):
+        """Softmax class probabilities."""
+        Z = self._decision(X, "predict_proba")
+        xp = get_namespace(Z)
+        Z = Z - xp.max(Z, axis=1, keepdims=True)
+        E = xp.exp(Z)
+        return E / xp.sum(E, axis=1, keepdims=True)
+
+    def predict(self, X):
+        """Most probable class."""
+        Z = self._decision(X)
+        xp = get_namespace(Z)
+        idx = xp.argmax(Z, axis=1)
+        if isinstance(self.classes_, np.ndarray):
+            return self.classes_[to_numpy(idx)]
+        return xp.take(self.classes_, idx, axis=0)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.array_api_support = True
+        return tags
+
+
+class FederatedRegressor(RegressorMixin, _BaseFederated):
+    """Linear least-squares model trained across simulated clients.
+
+    Same engine and strategies as :class:`FederatedClassifier`, with the
+    half squared error as each client's loss. The Dirichlet split skews the
+    clients over 10 quantile bins of ``y``.
+
+    Parameters
+    ----------
+    strategy : strategy object, str or None, default=None
+        The federated algorithm (``None`` is ``FedAvg()``).
+    n_clients : int, default=10
+        Number of simulated clients.
+    partition : {"dirichlet", "iid", "given"}, default="dirichlet"
+        How rows are split across clients.
+    dirichlet_alpha : float, default=0.5
+        Concentration of the Dirichlet split.
+    n_rounds : int, default=20
+        Communication rounds.
+    local_steps : int, array-like of shape (n_clients,) or "uniform", default=10
+        Local steps per round.
+    learning_rate : float, default=0.1
+        Local step size (features should be standardised).
+    batch_size : int or None, default=32
+        Local mini-batch size; ``None`` uses full client gradients.
+    alpha : float, default=1e-4
+        L2 penalty on the weights.
+    concurrency : int or None, default=None
+        Asynchronous strategies: clients training at once.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the split, the mini-batches, the speeds and the clock.
+    verbose : int, default=0
+        Print one line per round.
+    model : {"linear", "mlp"}, default="linear"
+        Linear model, or a one-hidden-layer tanh MLP (Glorot-uniform first
+        layer drawn from ``random_state``).
+    hidden_units : int, default=16
+        Width of the MLP's hidden layer.
+
+    Attributes
+    ----------
+    coef_ : array of shape (n_features,)
+        Weights of the server model (linear model only).
+    intercept_ : float or 0-d array
+        Intercept (linear model only).
+    coefs_, intercepts_ : list of arrays
+        Layer weights and biases (``model="mlp"`` only).
+    n_clients_ : int
+        Number of clients.
+    client_sizes_ : ndarray of shape (n_clients,)
+        Rows per client.
+    client_speeds_ : ndarray of shape (n_clients,)
+        Simulated time per local step of each client.
+    history_ : list of dict
+        Per round: ``round``, ``time``, ``loss``, ``staleness_mean``,
+        ``staleness_max``.
+    strategy_ : strategy object
+        The fitted copy of ``strategy``.
+    strategy_state_ : dict
+        Server-side state of the strategy.
+    n_features_in_ : int
+        Number of features seen in fit.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skalgos.federated import FederatedRegressor
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.randn(200, 3)
+    >>> y = X @ np.array([1.0, -2.0, 0.5])
+    >>> reg = FederatedRegressor(n_clients=4, n_rounds=30, batch_size=None,
+    ...                          alpha=0.0, random_state=0).fit(X, y)
+    >>> bool(np.allclose(reg.coef_, [1.0, -2.0, 0.5], atol=1e-2))
+    True
+    """
+
+    def _strata(self, y_np):
+        return _strata(y_np)
+
+    def _targets(self, xp, X, y, first):
+        y = xp.asarray(y, dtype=X.dtype, device=_device(X))
+        if y.ndim != 1:
+            y = xp.reshape(y, (-1,))
+        return xp.reshape(y, (-1, 1)), to_numpy(y)
+
+    def _set_coef(self, W):
+        self._coef_xp = W
+        if self.model == "mlp":
+            return self._set_layers(W)
+        self.coef_ = W[:-1, 0]
+        self.intercept_ = W[-1, 0]
+
+    def predict(self, X):
+        """Linear prediction ``X @ coef_ + intercept_``."""
+        return self._decision(X)[:, 0]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.array_api_support = True
+        return tags

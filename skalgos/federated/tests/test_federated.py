@@ -1,0 +1,345 @@
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.datasets import load_iris
+from sklearn.preprocessing import scale
+
+from skalgos.datasets import make_federated
+from skalgos.federated import (
+    AdaMasFL,
+    FedAsync,
+    FedAvg,
+    FedBuff,
+    FedECADO,
+    FederatedClassifier,
+    FederatedRegressor,
+    FedExP,
+    FedNova,
+    FedProx,
+    MasFL,
+)
+
+
+def _iris():
+    X, y = load_iris(return_X_y=True)
+    return scale(X), y
+
+
+def _quadratic_mixture(rng, n_clients=4, n=30):
+    """Least-squares clients with different designs and targets: a mixture of
+    heterogeneous quadratics whose global optimum is pooled least squares."""
+    Xs, ys, cid = [], [], []
+    for i in range(n_clients):
+        X = rng.randn(n, 3) * (1 + 0.5 * i) + i
+        Xs.append(X)
+        ys.append(X @ rng.randn(3) + 0.1 * rng.randn(n) + i)
+        cid += [i] * n
+    X, y, cid = np.vstack(Xs), np.concatenate(ys), np.array(cid)
+    A = np.c_[X, np.ones(len(X))]
+    return X, y, cid, np.linalg.lstsq(A, y, rcond=None)[0]
+
+
+def _params(est):
+    return np.r_[np.ravel(est.coef_), np.ravel(est.intercept_)]
+
+
+# ------------------------------------------------------------------ FedECADO
+def test_fedecado_flows_off_fixed_steps_is_fedavg():
+    X, y = _iris()
+    kw = dict(n_clients=5, n_rounds=5, local_steps=4, learning_rate=0.1, random_state=0)
+    avg = FederatedClassifier(FedAvg(), **kw).fit(X, y)
+    eca = FederatedClassifier(FedECADO(inductance=np.inf, step_max=None), **kw).fit(
+        X, y
+    )
+    np.testing.assert_allclose(_params(eca), _params(avg), rtol=1e-12, atol=1e-12)
+
+
+def test_fedecado_equal_clients_equal_rates_is_fedavg():
+    # every client holds the same data: flows stay zero, trajectories agree
+    X, y = _iris()
+    Xr, yr = np.vstack([X] * 3), np.concatenate([y] * 3)
+    cid = np.repeat(np.arange(3), X.shape[0])
+    kw = dict(partition="given", n_rounds=4, local_steps=5, batch_size=None)
+    avg = FederatedClassifier(FedAvg(), **kw).fit(Xr, yr, client_id=cid)
+    eca = FederatedClassifier(FedECADO(step_max=None), **kw).fit(Xr, yr, client_id=cid)
+    np.testing.assert_allclose(_params(eca), _params(avg), rtol=1e-10, atol=1e-12)
+    assert np.abs(eca.strategy_state_["flows"]).max() < 1e-12
+
+
+def test_fedecado_exact_optimum_on_quadratic_mixture():
+    X, y, cid, opt = _quadratic_mixture(np.random.RandomState(0))
+    kw = dict(
+        partition="given",
+        local_steps=[1, 5, 10, 20],
+        n_rounds=800,
+        learning_rate=0.01,
+        batch_size=None,
+        alpha=0.0,
+    )
+    eca = FederatedRegressor(FedECADO(inductance=0.1), **kw).fit(X, y, client_id=cid)
+    avg = FederatedRegressor(FedAvg(), **kw).fit(X, y, client_id=cid)
+    np.testing.assert_allclose(_params(eca), opt, atol=1e-8)
+    # FedAvg with unequal local work converges to a biased point
+    assert np.abs(_params(avg) - opt).max() > 0.1
+
+
+def test_fedecado_step_controller_bound():
+    X, y = _iris()
+    est = FederatedClassifier(FedECADO(), n_clients=4, n_rounds=3, random_state=0).fit(
+        X, y
+    )
+    assert all(w > 0 for w in est.strategy_state_["windows"])
+    assert est.history_[-1]["loss"] < est.history_[0]["loss"]
+
+
+# ------------------------------------------------------------------ MasFL
+def test_adamasfl_invariant_to_loss_scaling():
+    X, y = _iris()
+    sw = np.ones(X.shape[0])
+    kw = dict(
+        n_clients=6, n_rounds=3, local_steps=3, alpha=0.0, concurrency=3, random_state=1
+    )
+    a = FederatedClassifier(AdaMasFL(buffer_size=2), **kw).fit(X, y, sample_weight=sw)
+    b = FederatedClassifier(AdaMasFL(buffer_size=2), **kw).fit(
+        X, y, sample_weight=1e3 * sw
+    )
+    np.testing.assert_allclose(_params(a), _params(b), rtol=1e-9, atol=1e-12)
+    # the unnormalised MasFL is not scale invariant (so the test can fail)
+    m1 = FederatedClassifier(MasFL(buffer_size=2), **kw).fit(X, y, sample_weight=sw)
+    m2 = FederatedClassifier(MasFL(buffer_size=2), **kw).fit(
+        X, y, sample_weight=1e3 * sw
+    )
+    assert np.abs(_params(m1) - _params(m2)).max() > 1e-3
+
+
+def test_async_staleness_and_determinism():
+    X, y = _iris()
+    kw = dict(n_clients=8, n_rounds=3, concurrency=4, random_state=0)
+    a = FederatedClassifier(FedBuff(buffer_size=2), **kw).fit(X, y)
+    b = FederatedClassifier(FedBuff(buffer_size=2), **kw).fit(X, y)
+    np.testing.assert_array_equal(_params(a), _params(b))
+    assert max(h["staleness_max"] for h in a.history_) >= 1
+    times = [h["time"] for h in a.history_]
+    assert all(t1 < t2 for t1, t2 in zip(times, times[1:]))
+
+
+def test_masfl_beats_fedbuff_on_heterogeneous_quadratics():
+    X, y, cid, opt = _quadratic_mixture(np.random.RandomState(0))
+    kw = dict(
+        partition="given",
+        local_steps=[1, 5, 10, 20],
+        n_rounds=150,
+        learning_rate=0.01,
+        batch_size=None,
+        alpha=0.0,
+        concurrency=2,
+        random_state=0,
+    )
+    m = FederatedRegressor(MasFL(buffer_size=1, beta=0.5), **kw).fit(
+        X, y, client_id=cid
+    )
+    f = FederatedRegressor(FedBuff(buffer_size=1), **kw).fit(X, y, client_id=cid)
+    assert m.history_[-1]["loss"] <= f.history_[-1]["loss"]
+
+
+# ------------------------------------------------------------------ one client
+def _centralised_gd(X, y, n_steps, lr, n_classes):
+    """Independent reference: full-batch GD on the mean softmax loss."""
+    A = np.c_[X, np.ones(len(X))]
+    Y = np.eye(n_classes)[y]
+    W = np.zeros((A.shape[1], n_classes))
+    path = [W.copy()]
+    for _ in range(n_steps):
+        Z = A @ W
+        P = np.exp(Z - Z.max(1, keepdims=True))
+        P /= P.sum(1, keepdims=True)
+        W = W - lr * A.T @ (P - Y) / len(X)
+        path.append(W.copy())
+    return path
+
+
+@pytest.mark.parametrize(
+    "strategy",
+    [
+        FedAvg(),
+        FedProx(mu=0.0),
+        FedNova(),
+        FedExP(),
+        FedECADO(step_max=None),
+        FedAsync(alpha=1.0),
+        FedBuff(buffer_size=1),
+    ],
+    ids=lambda s: type(s).__name__,
+)
+def test_one_client_is_centralised(strategy):
+    X, y = _iris()
+    S, R, lr = 4, 3, 0.2
+    est = FederatedClassifier(
+        clone(strategy),
+        n_clients=1,
+        partition="iid",
+        n_rounds=R,
+        local_steps=S,
+        learning_rate=lr,
+        batch_size=None,
+        alpha=0.0,
+        random_state=0,
+    ).fit(X, y)
+    path = _centralised_gd(X, y, S * R, lr, 3)
+    ref = path[-1]
+    if isinstance(strategy, FedExP):  # FedExP reports the mean of the last two iterates
+        ref = 0.5 * (path[-1] + path[-1 - S])
+    np.testing.assert_allclose(est.coef_, ref[:-1].T, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(est.intercept_, ref[-1], rtol=1e-10, atol=1e-12)
+
+
+# ------------------------------------------------------------------ API
+def test_history_and_partial_fit():
+    X, y = _iris()
+    est = FederatedClassifier(n_clients=3, n_rounds=2, random_state=0)
+    est.partial_fit(X, y, classes=[0, 1, 2])
+    assert len(est.history_) == 1
+    est.partial_fit(X, y)
+    assert len(est.history_) == 2
+    assert {"round", "time", "loss", "accuracy", "staleness_mean"} <= set(
+        est.history_[0]
+    )
+    assert est.predict_proba(X[:5]).shape == (5, 3)
+
+
+def test_strategy_by_name_and_grid():
+    X, y = _iris()
+    from sklearn.model_selection import GridSearchCV
+
+    gs = GridSearchCV(
+        FederatedClassifier(FedProx(), n_clients=3, n_rounds=2, random_state=0),
+        {"strategy__mu": [0.0, 0.1]},
+        cv=2,
+    ).fit(X, y)
+    assert gs.best_params_["strategy__mu"] in (0.0, 0.1)
+    est = FederatedClassifier("fednova", n_clients=3, n_rounds=1).fit(X, y)
+    assert isinstance(est.strategy_, FedNova)
+
+
+def test_client_id_metadata_routing():
+    import sklearn
+    from sklearn.model_selection import cross_val_score
+
+    X, y = _iris()
+    cid = np.arange(X.shape[0]) % 4
+    with sklearn.config_context(enable_metadata_routing=True):
+        est = FederatedClassifier(n_rounds=2, partition="given").set_fit_request(
+            client_id=True
+        )
+        s = cross_val_score(est, X, y, cv=2, params={"client_id": cid})
+    assert s.shape == (2,)
+
+
+def test_bad_input():
+    X, y = _iris()
+    with pytest.raises(ValueError, match="n_clients"):
+        FederatedClassifier(n_clients=500).fit(X, y)
+    with pytest.raises(ValueError, match="at least 2 classes"):
+        FederatedClassifier(n_clients=2).fit(X, np.zeros(len(y)))
+    with pytest.raises(ValueError, match="absent from classes"):
+        FederatedClassifier(n_clients=2).partial_fit(X, y, classes=[0, 1])
+    with pytest.raises(ValueError, match="local_steps"):
+        FederatedClassifier(n_clients=3, local_steps=[1, 2]).fit(X, y)
+    with pytest.raises(ValueError, match="client_id"):
+        FederatedClassifier(partition="given").fit(X, y)
+    with pytest.raises(ValueError, match="strategy"):
+        FederatedClassifier(strategy="nope").fit(X, y)
+
+
+# ------------------------------------------------------------------ datasets
+def test_make_federated_skew_and_sizes():
+    X, y = _iris()
+    _, _, cid_skew = make_federated(X, y, 5, alpha=0.05, random_state=0)
+    _, _, cid_flat = make_federated(X, y, 5, alpha=100.0, random_state=0)
+    _, _, cid_iid = make_federated(X, y, 5, partition="iid", random_state=0)
+
+    def purity(cid):  # mean share of each client's majority class
+        return np.mean(
+            [np.bincount(y[cid == k]).max() / (cid == k).sum() for k in range(5)]
+        )
+
+    assert purity(cid_skew) > purity(cid_flat) + 0.2
+    assert np.bincount(cid_iid).max() - np.bincount(cid_iid).min() <= 1
+    _, _, cid = make_federated(X, y, 10, alpha=0.5, min_size=5, random_state=0)
+    assert np.bincount(cid, minlength=10).min() >= 5
+    with pytest.raises(ValueError, match="fewer clients"):
+        make_federated(X, y, 200, min_size=1)
+
+
+# ------------------------------------------------------------------ engine
+@pytest.mark.parametrize("strategy", [FedAvg(), FedECADO(), AdaMasFL(buffer_size=2)])
+def test_engine_array_namespaces(array_namespace, strategy):
+    ns = array_namespace
+    X, y = _iris()
+    kw = dict(n_clients=4, n_rounds=2, local_steps=3, concurrency=2, random_state=0)
+    ref = FederatedClassifier(clone(strategy), **kw).fit(X, y)
+    with ns.dispatch():
+        est = FederatedClassifier(clone(strategy), **kw).fit(
+            ns.asarray(X), ns.asarray(y)
+        )
+        coef = ns.to_numpy(est.coef_)
+        pred = ns.to_numpy(est.predict(ns.asarray(X)))
+    np.testing.assert_allclose(coef, ref.coef_, rtol=1e-6, atol=1e-8)
+    np.testing.assert_array_equal(pred, ref.predict(X))
+
+
+# ------------------------------------------------------------------ MLP
+@pytest.mark.parametrize("task", ["classification", "regression"])
+def test_mlp_gradient_matches_finite_differences(task):
+    from skalgos.federated._kernels import (
+        ClientData,
+        client_losses,
+        gradients,
+        n_params,
+    )
+    from skalgos.utils import get_namespace
+
+    rng = np.random.RandomState(0)
+    c, m, d1, k, h = 2, 7, 4, 3, 5
+    xp = get_namespace(np.ones(1))
+    X = np.concatenate([rng.randn(c, m, d1 - 1), np.ones((c, m, 1))], axis=2)
+    Y = (
+        np.eye(k)[rng.randint(0, k, size=(c, m))]
+        if task == "classification"
+        else rng.randn(c, m, k)
+    )
+    w = np.ones((c, m))
+    data = ClientData(xp, X, Y, w, np.full(c, m), task, 0.0, hidden=h)
+    W = rng.randn(c, *n_params(d1, k, h)) * 0.5
+    G = gradients(data, W, data.w, data.n_float)
+    num = np.zeros_like(W)
+    for idx in np.ndindex(W.shape[1:]):
+        E = np.zeros_like(W)
+        E[(slice(None),) + idx] = 1e-6
+        num[(slice(None),) + idx] = (
+            client_losses(data, W + E) - client_losses(data, W - E)
+        ) / 2e-6
+    np.testing.assert_allclose(G, num, rtol=1e-5, atol=1e-8)
+
+
+def test_mlp_beats_linear_on_moons():
+    from sklearn.datasets import make_moons
+
+    X, y = make_moons(300, noise=0.1, random_state=0)
+    kw = dict(n_clients=4, n_rounds=60, learning_rate=0.3, random_state=0)
+    lin = FederatedClassifier(**kw).fit(X, y)
+    mlp = FederatedClassifier(model="mlp", hidden_units=16, **kw).fit(X, y)
+    assert mlp.score(X, y) > lin.score(X, y) + 0.05
+    assert [a.shape for a in mlp.coefs_] == [(2, 16), (16, 2)]
+
+
+def test_mlp_array_namespaces(array_namespace):
+    ns = array_namespace
+    X, y = _iris()
+    kw = dict(model="mlp", hidden_units=4, n_clients=3, n_rounds=2, random_state=0)
+    ref = FederatedClassifier(FedECADO(), **kw).fit(X, y)
+    with ns.dispatch():
+        est = FederatedClassifier(FedECADO(), **kw).fit(ns.asarray(X), ns.asarray(y))
+        coefs = [ns.to_numpy(a) for a in est.coefs_]
+    for a, b in zip(coefs, ref.coefs_):
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-8)
