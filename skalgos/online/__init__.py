@@ -12,6 +12,7 @@ from ._learners import (
     DelayedOnlineNewtonStepClassifier,
     DelayedOnlineNewtonStepRegressor,
 )
+from ._river import RiverAdapter, as_river, river_delay_to_skalgos
 
 __all__ = [
     "AsyncMiniBatchRegressor",
@@ -24,6 +25,9 @@ __all__ = [
     "DelayedOnlineNewtonStepRegressor",
     "DelayedScore",
     "QuantileMiniBatcher",
+    "RiverAdapter",
+    "as_river",
+    "river_delay_to_skalgos",
     "delayed_progressive_score",
     "delays",
     "quantile_batch_size",
