@@ -88,3 +88,119 @@ def _entry(quick, random_state):
         notes=f"AdamW: accuracy {scores['AdamW']:.4f} in {times['AdamW']:.2f} s "
         f"(same module, {epochs} epochs)",
     )
+
+
+@register(
+    name="TiltedSAM",
+    task="classification under 20% label noise",
+    data="digits (8x8), 30% test",
+    baseline="same MLP, plain SGD (ERM)",
+    metric="test accuracy",
+)
+def _entry_tsam(quick, random_state):
+    import numpy as np
+    from sklearn.datasets import load_digits
+    from sklearn.model_selection import train_test_split
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    from skalgos.torch import TorchClassifier
+
+    X, y = load_digits(return_X_y=True)
+    Xtr, Xte, ytr, yte = train_test_split(
+        X, y, test_size=0.3, random_state=random_state, stratify=y
+    )
+    rng = np.random.default_rng(random_state)
+    flip = rng.random(len(ytr)) < 0.2
+    ytr = ytr.copy()
+    ytr[flip] = rng.integers(0, 10, flip.sum())
+    common = dict(
+        module__hidden_sizes=(64,),
+        lr=0.05,
+        optimizer__momentum=0.9,
+        max_epochs=3 if quick else 20,
+        batch_size=64,
+        n_jobs=1,
+        random_state=random_state,
+    )
+    models = {
+        "tsam": TorchClassifier(
+            optimizer="tsam", optimizer__rho=0.05, optimizer__tilt=20.0, **common
+        ),
+        "sgd": TorchClassifier(optimizer="sgd", **common),
+    }
+    scores, times, curves = {}, {}, {}
+    for name, clf in models.items():
+        pipe = make_pipeline(StandardScaler(), clf)
+        t0 = time.perf_counter()
+        pipe.fit(Xtr, ytr)
+        times[name] = time.perf_counter() - t0
+        scores[name] = pipe.score(Xte, yte)
+        curves[name] = [h["train_loss"] for h in clf.history_]
+
+    def draw(ax):
+        for name, c in curves.items():
+            ax.plot(np.arange(1, len(c) + 1), c, label=name)
+        ax.set_xlabel("epoch")
+        ax.set_ylabel("training loss (noisy labels)")
+        ax.legend()
+
+    return TourResult(
+        score=scores["tsam"],
+        baseline_score=scores["sgd"],
+        fit_time=times["tsam"],
+        baseline_fit_time=times["sgd"],
+        plot=draw,
+    )
+
+
+@register(
+    name="LayerwisePreconditioner",
+    task="regression, ill-conditioned inputs (KFAC)",
+    data="linear teacher, cond(Sigma_x) = 1e3",
+    baseline="same model, Adam",
+    metric="test MSE after equal epochs",
+)
+def _entry_kfac(quick, random_state):
+    import numpy as np
+
+    from skalgos.torch import TorchRegressor
+
+    rng = np.random.default_rng(random_state)
+    d, n = 20, 400 if quick else 2000
+    scales = np.logspace(0, -1.5, d)  # condition number 1e3 of the covariance
+    X = rng.normal(size=(2 * n, d)) * scales
+    y = X @ rng.normal(size=d) / scales.mean()
+    Xtr, Xte, ytr, yte = X[:n], X[n:], y[:n], y[n:]
+    common = dict(
+        module__hidden_sizes=(),
+        max_epochs=3 if quick else 10,
+        batch_size=100,
+        n_jobs=1,
+        random_state=random_state,
+    )
+    models = {
+        "kfac": TorchRegressor(
+            optimizer="kfac",
+            lr=1.0,
+            optimizer__damping=1e-4,
+            optimizer__update_every=1,
+            **common,
+        ),
+        "adam": TorchRegressor(
+            optimizer="adamw", lr=1e-2, optimizer__weight_decay=0.0, **common
+        ),
+    }
+    mse, times = {}, {}
+    for name, reg in models.items():
+        t0 = time.perf_counter()
+        reg.fit(Xtr, ytr)
+        times[name] = time.perf_counter() - t0
+        mse[name] = float(np.mean((reg.predict(Xte) - yte) ** 2))
+    return TourResult(
+        score=mse["kfac"],
+        baseline_score=mse["adam"],
+        fit_time=times["kfac"],
+        baseline_fit_time=times["adam"],
+        higher_is_better=False,
+    )
