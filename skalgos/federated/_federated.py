@@ -405,6 +405,7 @@ class _BaseFederated(BaseEstimator):
         client_id,
         *,
         f_divergence=None,
+        wasserstein_gammas=None,
         radius=0.0,
         delta=0.05,
         loss="zero_one",
@@ -425,9 +426,16 @@ class _BaseFederated(BaseEstimator):
         client_id : array-like of shape (n_samples,)
             Client of each row.
         f_divergence : {"kl", "chi2"} or None, default=None
-            Shift model; ``None`` gives the vanilla DKW band.
+            f-divergence shift model; ``None`` (with ``wasserstein_gammas``
+            unset) gives the vanilla DKW band.
+        wasserstein_gammas : array-like of float, default=None
+            Lagrange multipliers for a meta-Wasserstein shift with squared
+            Euclidean cost on the features (labels fixed): each client's
+            adversarial risks come from
+            :func:`skalgos.metrics.client_adversarial_risk` (linear model and
+            0-1 loss only).
         radius : float, default=0.0
-            Divergence radius of the shift.
+            Radius of the shift.
         delta : float, default=0.05
             Failure probability.
         loss : {"zero_one", "squared"}, default="zero_one"
@@ -437,11 +445,36 @@ class _BaseFederated(BaseEstimator):
 
         Returns
         -------
-        RiskCDFBand or RobustCDFBound
+        RiskCDFBand or RobustBound
         """
-        from ..metrics._certification import dkw_band, robust_cdf_bound
+        from ..metrics._certification import (
+            client_adversarial_risk,
+            dkw_band,
+            robust_cdf_bound,
+        )
 
         check_is_fitted(self)
+        if wasserstein_gammas is not None:
+            if f_divergence is not None:
+                raise ValueError(
+                    "Pass either f_divergence or wasserstein_gammas, not both."
+                )
+            if loss != "zero_one" or self.model != "linear":
+                raise ValueError(
+                    "wasserstein_gammas needs loss='zero_one' and model='linear' "
+                    "(the adversarial risk has a closed form only there)."
+                )
+            adv = client_adversarial_risk(
+                self, X, y, wasserstein_gammas, client_id=client_id
+            )
+            return robust_cdf_bound(
+                adv.losses,
+                thresholds,
+                wasserstein=adv.adversarial,
+                radius=radius,
+                delta=delta,
+                n_samples=adv.n_samples,
+            )
         cid = np.asarray(_as_numpy(client_id)).ravel()
         pred = _as_numpy(self.predict(X))
         y = np.asarray(_as_numpy(y)).ravel()

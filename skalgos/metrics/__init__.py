@@ -30,7 +30,13 @@ from ._neighbors import diverse_recall  # noqa: F401, I001
 
 
 # --- federated -------------------------------------------------------------
-from ._certification import dkw_band, robust_cdf_bound, robust_mean_bound  # noqa: F401, I001
+from ._certification import (  # noqa: F401, I001
+    AdversarialRisks,
+    client_adversarial_risk,
+    dkw_band,
+    robust_cdf_bound,
+    robust_mean_bound,
+)
 
 # --- metrics ---------------------------------------------------------------
 from ._compositionality import (
