@@ -62,7 +62,15 @@ def report(args, title, sections, command=None):
     sections : list of (heading, header, rows)
         One table per claim; put the baseline and the ratio in each.
     """
-    command = command or "python " + " ".join(sys.argv)
+    if command is None:
+        # name the script from the repository root, wherever it was run from
+        root = Path(__file__).resolve().parents[1]
+        script = Path(sys.argv[0]).resolve()
+        try:
+            script = script.relative_to(root)
+        except ValueError:
+            pass
+        command = " ".join(["python", script.as_posix(), *sys.argv[1:]])
     parts = [
         f"# {title}",
         "",
