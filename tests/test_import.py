@@ -99,3 +99,16 @@ def test_readme_estimator_table_names_resolve():
             for part in name.split("."):
                 assert hasattr(obj, part), f"README names skalgos.{family}.{name}"
                 obj = getattr(obj, part)
+
+
+def test_readme_pipeline_example_runs():
+    # the README's Pipeline + GridSearchCV example uses a skalgos estimator and runs
+    from pathlib import Path
+
+    text = (Path(__file__).parents[1] / "README.md").read_text()
+    block = text.split("## A Pipeline and a grid search", 1)[1]
+    code = block.split("```python\n", 1)[1].split("```", 1)[0]
+    assert "from skalgos." in code
+    namespace = {}
+    exec(compile(code, "README.md", "exec"), namespace)
+    assert namespace["search"].best_score_ > 0.8

@@ -383,11 +383,12 @@ class MaximumIndependentSet(BaseEstimator):
 
     Attributes
     ----------
-    independent_set_ : ndarray of shape (n_selected,), dtype int64
+    independent_set_ : array of shape (n_selected,), dtype int64
         Sorted indices of the selected nodes (for a networkx graph, positions
         in ``list(G.nodes)``). Always a maximal independent set.
-    mask_ : ndarray of shape (n_nodes,), dtype bool
-        The same set as a boolean mask.
+    mask_ : array of shape (n_nodes,), dtype bool
+        The same set as a boolean mask. Both follow the input's array
+        namespace and device.
     size_ : int
         Number of selected nodes.
     n_iter_ : int
@@ -439,8 +440,12 @@ class MaximumIndependentSet(BaseEstimator):
       :math:`\eta\gamma`).
     * The random numbers are drawn with NumPy and moved to the device, so all
       array namespaces follow the same trajectory up to rounding.
-    * ``independent_set_`` and ``mask_`` are NumPy arrays whatever the input
-      namespace: they are combinatorial results, small and read on the host.
+    * ``independent_set_`` and ``mask_`` are computed on the host and then
+      moved to the input's array namespace and device.
+    * ``gamma="auto"`` (:math:`\gamma = 1.2 (1 + \gamma' (\hat s - 1))`
+      with :math:`\hat s` 1.2 times the greedy set size) is ours: it
+      enforces the local-minimizer condition below; the paper tunes
+      :math:`\gamma` per graph family.
 
     The tuning is graph-family specific (the paper tunes per family); the
     local-minimizer condition :math:`\gamma > 1 + \gamma'(|S| - 1)` for the

@@ -108,6 +108,8 @@ _REGRESSOR_FAILS = {
 }
 _COMPLETER_SPEC = {
     "data": _completion_matrix,
+    # transductive: score the training fit by its own objective (lower is better)
+    "scoring": lambda est, X, y=None: -float(est.objective_),
     "expected_failed_checks": _COMPLETER_FAILS,
     "array_api_rtol": 1e-7,
 }
@@ -216,6 +218,9 @@ _TRANSPORT_TRANSFORMER_CHECKS = {
 _TRANSPORT = {
     "PWAligner": {
         "init": {"init": "identity", "max_iter": 5},
+        # an unsupervised aligner has no score; the check is that the search
+        # fits and refits it in parallel workers
+        "scoring": lambda est, X, y=None: 0.0,
         "data": _transport_data,
         "output": lambda est, X: np.asarray(est.transform(X)),
         "expected_failed_checks": {
@@ -299,8 +304,23 @@ _STABLE_IDS = (
     "integers 0..k-1, so that a cluster keeps its id while other clusters "
     "appear or dissolve under insertions"
 )
+def _held_out_disagreements(est, X, y=None):
+    """Minus the correlation clustering cost of clustering the held-out rows
+    with the fitted hyper-parameters (edges join rows closer than ``radius``)."""
+    from sklearn.base import clone
+    from sklearn.metrics import pairwise_distances
+
+    from ...metrics import correlation_clustering_cost
+
+    X = np.asarray(X, dtype=np.float64)
+    A = (pairwise_distances(X) < est.radius).astype(np.int8)
+    np.fill_diagonal(A, 0)
+    return -float(correlation_clustering_cost(A, clone(est).fit_predict(X)))
+
+
 _CLUSTER = {
     "DynamicCorrelationClustering": {
+        "scoring": _held_out_disagreements,
         # Feature rows stream in; edges join points closer than `radius`
         # (the common checks feed feature matrices, not adjacencies).
         "init": [
@@ -388,6 +408,7 @@ _GRAPH_MIS_SPEC = dict(
 
 _GRAPH = {
     "MaximumIndependentSet": dict(
+        scoring=lambda est, X, y=None: float(est.size_),
         init=[
             dict(
                 batch_size=8,
