@@ -304,6 +304,8 @@ _STABLE_IDS = (
     "integers 0..k-1, so that a cluster keeps its id while other clusters "
     "appear or dissolve under insertions"
 )
+
+
 def _held_out_disagreements(est, X, y=None):
     """Minus the correlation clustering cost of clustering the held-out rows
     with the fitted hyper-parameters (edges join rows closer than ``radius``)."""
