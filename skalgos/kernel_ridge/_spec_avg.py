@@ -28,7 +28,13 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..utils._backend import device, get_namespace, to_device, to_numpy
+from ..utils._backend import (
+    device,
+    get_namespace,
+    is_numpy_namespace,
+    to_device,
+    to_numpy,
+)
 from ._bases import _BasisBase
 from ._groups import _GroupBase
 
@@ -724,11 +730,14 @@ class InvariantKernelClassifier(ClassifierMixin, _InvariantRegressorBase):
         self : object
         """
         X, y = validate_data(self, X, y)
+        y = to_numpy(y)  # labels are encoded on the host
         check_classification_targets(y)
         self._binarizer = LabelBinarizer(neg_label=-1, pos_label=1)
-        Y = self._binarizer.fit_transform(to_numpy(y)).astype(np.float64)
+        Y = self._binarizer.fit_transform(y).astype(np.float64)
         self.classes_ = self._binarizer.classes_
-        X = np.asarray(to_numpy(X), dtype=np.float64)
+        xp = get_namespace(X)
+        X = _as_float(X, xp)
+        Y = to_device(Y, device(X), xp=xp)  # the solves follow X's namespace
         coef, mean = self._fit_targets(X, Y)
         self._coef2d, self._intercept = coef, mean
         self.coef_, self.intercept_ = coef.T, mean
@@ -742,8 +751,17 @@ class InvariantKernelClassifier(ClassifierMixin, _InvariantRegressorBase):
     def predict(self, X):
         """Class with the largest score (exactly invariant under the group)."""
         scores = self._decision(X)
+        xp = get_namespace(scores)
         if scores.shape[1] == 1:
-            idx = (scores[:, 0] > 0).astype(int)
+            idx = xp.astype(scores[:, 0] > 0, xp.int64)
         else:
-            idx = scores.argmax(axis=1)
-        return self.classes_[idx]
+            idx = xp.argmax(scores, axis=1)
+        labels = self.classes_[to_numpy(idx)]
+        if is_numpy_namespace(xp) or labels.dtype.kind not in "biuf":
+            return labels
+        return to_device(labels, device(scores), xp=xp)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.array_api_support = True
+        return tags

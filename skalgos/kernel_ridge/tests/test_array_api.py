@@ -3,6 +3,7 @@
 import numpy as np
 
 from skalgos.kernel_ridge import (
+    InvariantKernelClassifier,
     InvariantKernelRidge,
     InvariantSpectralFeatures,
     PermutationGroup,
@@ -47,3 +48,22 @@ def test_features_follow_namespace(array_namespace):
         out = InvariantSpectralFeatures(basis, PermutationGroup(4)).fit_transform(Xd)
         assert get_namespace(out).__name__ == get_namespace(Xd).__name__
     np.testing.assert_allclose(array_namespace.to_numpy(out), ref, atol=1e-12)
+
+
+def test_classifier_follows_namespace(array_namespace):
+    basis, X, y = _data()
+    labels = np.digitize(y, np.quantile(y, [1 / 3, 2 / 3]))  # three classes
+    ref = InvariantKernelClassifier(basis, PermutationGroup(4), alpha=0.01)
+    ref.fit(X, labels)
+    Xd, yd = array_namespace.asarray(X), array_namespace.asarray(labels)
+    with array_namespace.dispatch():
+        clf = InvariantKernelClassifier(basis, PermutationGroup(4), alpha=0.01)
+        clf.fit(Xd, yd)
+        scores = clf.decision_function(Xd)
+        pred = clf.predict(Xd)
+        assert get_namespace(scores).__name__ == get_namespace(Xd).__name__
+        assert get_namespace(pred).__name__ == get_namespace(Xd).__name__
+    np.testing.assert_allclose(
+        array_namespace.to_numpy(scores), ref.decision_function(X), atol=1e-10
+    )
+    np.testing.assert_array_equal(array_namespace.to_numpy(pred), ref.predict(X))
