@@ -186,7 +186,7 @@ class _ONSMixin:
                 eps = 1.0 / (gamma * 2 * self.radius) ** 2 if self.radius else 1.0
             self._A = eps * np.eye(g.size)
             self._A_inv = np.eye(g.size) / eps
-        sherman_morrison(self._A_inv, g)
+        sherman_morrison(self._A_inv, np.ascontiguousarray(g))
         self._A += np.outer(g, g)
         step = self._w - (self._A_inv @ g) / gamma
         self._w = project_ball(step, self.radius, self._A)
@@ -416,11 +416,11 @@ class ClippedVAWRegressor(_DelayedRegressorMixin, BaseEstimator):
 
     def _predict_raw(self, x, w):
         if self.covariance == "all":
-            sherman_morrison(self._B_all, x)
+            sherman_morrison(self._B_all, np.ascontiguousarray(x))
         return float(self._forecast(x[None, :])[0])
 
     def _update(self, x, y, w):
-        sherman_morrison(self._B, x)
+        sherman_morrison(self._B, np.ascontiguousarray(x))
         self._b += y * x
         self._Y = max(self._Y, abs(float(y)))
 
