@@ -231,6 +231,10 @@ class DelayedOnlineNewtonStepRegressor(
     ONS without delays and degrades to an OGD-like step under large delays.
     The squared loss is exp-concave only on a bounded domain, so its
     ``alpha = 1 / (X radius + Y)^2`` uses the largest ``||x||`` and ``|y|`` seen.
+    A step costs ``O(d^2)`` (Sherman-Morrison) while the iterate stays in the
+    ball; one that leaves it is projected in the ``A``-norm through a
+    symmetric eigendecomposition, ``O(d^3)`` (the issue asked ``O(d^2)``
+    throughout; we know no exact ``O(d^2)`` generalized projection).
     {ref}
     Examples
     --------
