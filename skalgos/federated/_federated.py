@@ -40,6 +40,16 @@ def _as_numpy(x):
         return np.asarray(x)
 
 
+def _initial_params(d1, k, hidden, rng):
+    """Starting server model (NumPy): zeros for the linear model; for the MLP a
+    Glorot-uniform first layer drawn from ``rng`` and a zero output layer."""
+    W = np.zeros(n_params(d1, k, hidden))
+    if hidden is not None:
+        lim = np.sqrt(6.0 / (d1 + hidden))
+        W[: d1 * hidden, 0] = rng.uniform(-lim, lim, size=d1 * hidden)
+    return W
+
+
 class _Context:
     """What strategies see of the run: namespace, step sizes, weights, rng."""
 
@@ -211,15 +221,7 @@ class _BaseFederated(BaseEstimator):
             self.n_clients_ = n_clients
             self.strategy_ = self._strategy()
             self.strategy_._validate_params()
-            d1, k = X.shape[1] + 1, Y.shape[1]
-            shape = n_params(d1, k, self._hidden())
-            if self.model == "linear":
-                W = np.zeros(shape)
-            else:  # Glorot-uniform first layer, zero output layer
-                h = self.hidden_units
-                lim = np.sqrt(6.0 / (d1 + h))
-                W = np.zeros(shape)
-                W[: d1 * h, 0] = rng.uniform(-lim, lim, size=d1 * h)
+            W = _initial_params(X.shape[1] + 1, Y.shape[1], self._hidden(), rng)
             self._W = xp.asarray(W, dtype=X.dtype, device=_device(X))
             speeds = rng.lognormal(0.0, 1.0, size=n_clients)
             self._speeds = tuple(speeds.tolist())  # plain floats: no namespace
