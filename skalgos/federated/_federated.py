@@ -50,6 +50,28 @@ def _initial_params(d1, k, hidden, rng):
     return W
 
 
+def _local_steps(local_steps, rng, n_clients):
+    """This round's step budget of every client, (n_clients,) ints."""
+    ls = local_steps
+    if isinstance(ls, str):  # "uniform": U{1..20} per client and round
+        return rng.randint(1, 21, size=n_clients)
+    if np.ndim(ls) == 0:
+        return np.full(n_clients, int(ls))
+    ls = np.asarray(ls).astype(int).ravel()
+    if ls.shape[0] != n_clients or ls.min() < 1:
+        raise ValueError(
+            f"local_steps as an array needs {n_clients} positive entries (one "
+            f"per client), got {ls.tolist()}."
+        )
+    return ls
+
+
+def _mean_local_steps(local_steps):
+    if isinstance(local_steps, str):
+        return 10.5
+    return float(np.mean(local_steps))
+
+
 class _Context:
     """What strategies see of the run: namespace, step sizes, weights, rng."""
 
@@ -186,23 +208,10 @@ class _BaseFederated(BaseEstimator):
         return ClientData(xp, Xc, Yc, w, n, task, self.alpha, self._hidden())
 
     def _steps(self, rng, n_clients):
-        ls = self.local_steps
-        if isinstance(ls, str):  # "uniform": U{1..20} per client and round
-            return rng.randint(1, 21, size=n_clients)
-        if np.ndim(ls) == 0:
-            return np.full(n_clients, int(ls))
-        ls = np.asarray(ls).astype(int).ravel()
-        if ls.shape[0] != n_clients or ls.min() < 1:
-            raise ValueError(
-                f"local_steps as an array needs {n_clients} positive entries (one "
-                f"per client), got {ls.tolist()}."
-            )
-        return ls
+        return _local_steps(self.local_steps, rng, n_clients)
 
     def _mean_steps(self, n_clients):
-        if isinstance(self.local_steps, str):
-            return 10.5
-        return float(np.mean(self.local_steps))
+        return _mean_local_steps(self.local_steps)
 
     def _setup(self, X, y, client_id, sample_weight, first):
         xp = get_namespace(X)
