@@ -112,8 +112,8 @@ def make_client_app(
     the server put in the message, and replies with the local end point and
     what the server rules need (``n-steps``, ``tau``, ``last_dir``,
     ``mean_grad``, ``num-examples``). The ``evaluate`` handler returns the
-    node's loss and accuracy. See :mod:`skalgos.federated.flower._records`
-    for the message layout.
+    node's loss and accuracy. The message layout is described in the module
+    docstring of ``skalgos/federated/flower/_records.py``.
 
     Parameters
     ----------

@@ -1,6 +1,6 @@
 """FlowerStrategy: a synchronous skalgos strategy as a Flower Message-API strategy."""
 
-from logging import WARNING
+from logging import INFO, WARNING
 
 import numpy as np
 from flwr.app import ConfigRecord, Message, MessageType, RecordDict
@@ -233,7 +233,7 @@ train_metrics_aggr_fn, evaluate_metrics_aggr_fn :
         """Log the configuration (Flower's, then the skalgos strategy)."""
         super().summary()
         log(
-            20,
+            INFO,
             "\t└──> skalgos strategy: %r (learning_rate=%s, local_steps=%s)",
             self.strategy_,
             self.learning_rate,
@@ -337,8 +337,10 @@ train_metrics_aggr_fn, evaluate_metrics_aggr_fn :
     def aggregate_train(self, server_round, replies):
         """The strategy's ``_aggregate`` on the stacked replies."""
         valid, _ = self._check_and_log_replies(replies, is_train=True)
+        if self._sent is None:  # nothing was sent by this strategy
+            return None, None
         valid = [m for m in valid if m.metadata.src_node_id in self._index]
-        if not valid or self._sent is None:
+        if not valid:
             return None, None
         valid.sort(key=lambda m: self._index[m.metadata.src_node_id])
         clients = np.asarray([self._index[m.metadata.src_node_id] for m in valid])
