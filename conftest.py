@@ -9,10 +9,15 @@ os.environ.setdefault("MPLBACKEND", "Agg")
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
+collect_ignore_glob = []
 try:  # skalgos.torch raises on import without torch: do not even collect it
     import torch  # noqa: F401
 except ImportError:
-    collect_ignore_glob = ["skalgos/torch/*", "examples/torch/*"]
+    collect_ignore_glob += ["skalgos/torch/*", "examples/torch/*"]
+try:  # likewise skalgos.federated.flower without Flower (its tests skip)
+    import flwr  # noqa: F401
+except ImportError:
+    collect_ignore_glob += ["skalgos/federated/flower/*"]
 
 
 def _namespaces():

@@ -40,6 +40,38 @@ def _as_numpy(x):
         return np.asarray(x)
 
 
+def _initial_params(d1, k, hidden, rng):
+    """Starting server model (NumPy): zeros for the linear model; for the MLP a
+    Glorot-uniform first layer drawn from ``rng`` and a zero output layer."""
+    W = np.zeros(n_params(d1, k, hidden))
+    if hidden is not None:
+        lim = np.sqrt(6.0 / (d1 + hidden))
+        W[: d1 * hidden, 0] = rng.uniform(-lim, lim, size=d1 * hidden)
+    return W
+
+
+def _local_steps(local_steps, rng, n_clients):
+    """This round's step budget of every client, (n_clients,) ints."""
+    ls = local_steps
+    if isinstance(ls, str):  # "uniform": U{1..20} per client and round
+        return rng.randint(1, 21, size=n_clients)
+    if np.ndim(ls) == 0:
+        return np.full(n_clients, int(ls))
+    ls = np.asarray(ls).astype(int).ravel()
+    if ls.shape[0] != n_clients or ls.min() < 1:
+        raise ValueError(
+            f"local_steps as an array needs {n_clients} positive entries (one "
+            f"per client), got {ls.tolist()}."
+        )
+    return ls
+
+
+def _mean_local_steps(local_steps):
+    if isinstance(local_steps, str):
+        return 10.5
+    return float(np.mean(local_steps))
+
+
 class _Context:
     """What strategies see of the run: namespace, step sizes, weights, rng."""
 
@@ -176,23 +208,10 @@ class _BaseFederated(BaseEstimator):
         return ClientData(xp, Xc, Yc, w, n, task, self.alpha, self._hidden())
 
     def _steps(self, rng, n_clients):
-        ls = self.local_steps
-        if isinstance(ls, str):  # "uniform": U{1..20} per client and round
-            return rng.randint(1, 21, size=n_clients)
-        if np.ndim(ls) == 0:
-            return np.full(n_clients, int(ls))
-        ls = np.asarray(ls).astype(int).ravel()
-        if ls.shape[0] != n_clients or ls.min() < 1:
-            raise ValueError(
-                f"local_steps as an array needs {n_clients} positive entries (one "
-                f"per client), got {ls.tolist()}."
-            )
-        return ls
+        return _local_steps(self.local_steps, rng, n_clients)
 
     def _mean_steps(self, n_clients):
-        if isinstance(self.local_steps, str):
-            return 10.5
-        return float(np.mean(self.local_steps))
+        return _mean_local_steps(self.local_steps)
 
     def _setup(self, X, y, client_id, sample_weight, first):
         xp = get_namespace(X)
@@ -211,15 +230,7 @@ class _BaseFederated(BaseEstimator):
             self.n_clients_ = n_clients
             self.strategy_ = self._strategy()
             self.strategy_._validate_params()
-            d1, k = X.shape[1] + 1, Y.shape[1]
-            shape = n_params(d1, k, self._hidden())
-            if self.model == "linear":
-                W = np.zeros(shape)
-            else:  # Glorot-uniform first layer, zero output layer
-                h = self.hidden_units
-                lim = np.sqrt(6.0 / (d1 + h))
-                W = np.zeros(shape)
-                W[: d1 * h, 0] = rng.uniform(-lim, lim, size=d1 * h)
+            W = _initial_params(X.shape[1] + 1, Y.shape[1], self._hidden(), rng)
             self._W = xp.asarray(W, dtype=X.dtype, device=_device(X))
             speeds = rng.lognormal(0.0, 1.0, size=n_clients)
             self._speeds = tuple(speeds.tolist())  # plain floats: no namespace

@@ -2,10 +2,25 @@
 
 A strategy follows scikit-learn's parameter protocol (``get_params`` /
 ``set_params``), so ``clone`` works and ``GridSearchCV`` can tune ``strategy``
-and ``strategy__<param>``. Synchronous strategies implement
-``_sync_round``; asynchronous ones ``_dispatch`` / ``_arrival`` and are run by
-the virtual-clock event loop of the estimator. Parameters are arrays of shape
-``(d + 1, k)`` in the namespace of the data.
+and ``strategy__<param>``. Parameters are arrays of shape ``(d + 1, k)`` in the
+namespace of the data.
+
+The server rules are kept apart from the local computation, so that the
+in-process simulator and the Flower adapter (:mod:`skalgos.federated.flower`)
+run one implementation of the maths:
+
+* synchronous strategies: ``_local_kwargs`` (what the server sends the clients
+  besides the model: keyword arguments of :func:`~._kernels.local_sgd`, arrays
+  stacked over the clients) and ``_aggregate`` (stacked client outputs to the
+  next server model); ``_sync_round`` is local training followed by
+  ``_aggregate``;
+* asynchronous strategies: ``_dispatch_kwargs`` (what one dispatched client
+  receives) and ``_arrival`` (the server's reaction to one reply);
+  ``_dispatch`` is local training with those arguments.
+
+``clients`` (``None`` for all ``n_clients`` in order, else an integer array of
+client indices) names the rows of the stacked arrays; ``ctx.p`` holds their
+weights.
 """
 
 import inspect
@@ -71,6 +86,32 @@ class _Strategy:
         """Parameters to predict with (the server iterate by default)."""
         return W
 
+    def _local_kwargs(self, state, ctx, W, clients=None):
+        """Per-round arguments of the clients' local algorithm (arrays stacked
+        over ``clients``)."""
+        return {}
+
+    def _sync_round(self, state, ctx, data, W, steps):
+        c = data.X.shape[0]
+        out = self._local(
+            ctx, data, _stack(ctx.xp, W, c), steps, **self._local_kwargs(state, ctx, W)
+        )
+        return self._aggregate(state, ctx, W, out)
+
+    def _dispatch_kwargs(self, state, ctx, W, client):
+        """Arguments of the local algorithm of one dispatched client (arrays
+        with a leading axis of length 1)."""
+        return {}
+
+    def _dispatch(self, state, ctx, data, W, client, steps):
+        return self._local(
+            ctx,
+            data,
+            W[None, ...],
+            steps,
+            **self._dispatch_kwargs(state, ctx, W, client),
+        )
+
     def _local(self, ctx, data, Wstart, steps, **kw):
         return local_sgd(
             data,
@@ -109,16 +150,9 @@ class FedAvg(_Strategy):
     def __init__(self, server_lr=1.0):
         self.server_lr = server_lr
 
-    def _local_kwargs(self, ctx, W, c):
-        return {}
-
-    def _sync_round(self, state, ctx, data, W, steps):
+    def _aggregate(self, state, ctx, W, out, clients=None):
         xp = ctx.xp
-        c = data.X.shape[0]
-        out = self._local(
-            ctx, data, _stack(xp, W, c), steps, **self._local_kwargs(ctx, W, c)
-        )
-        delta = _stack(xp, W, c) - out["W"]
+        delta = _stack(xp, W, out["W"].shape[0]) - out["W"]
         return W - self.server_lr * _wsum(xp, ctx.p, delta)
 
 
@@ -152,7 +186,8 @@ class FedProx(FedAvg):
         self.mu = mu
         self.server_lr = server_lr
 
-    def _local_kwargs(self, ctx, W, c):
+    def _local_kwargs(self, state, ctx, W, clients=None):
+        c = _n_rows(ctx, clients)
         return {"anchor": _stack(ctx.xp, W, c), "prox_mu": self.mu}
 
 
@@ -185,10 +220,9 @@ class FedNova(_Strategy):
     def __init__(self, server_lr=1.0):
         self.server_lr = server_lr
 
-    def _sync_round(self, state, ctx, data, W, steps):
+    def _aggregate(self, state, ctx, W, out, clients=None):
         xp = ctx.xp
-        c = data.X.shape[0]
-        out = self._local(ctx, data, _stack(xp, W, c), steps)
+        c = out["W"].shape[0]
         tau = xp.maximum(out["n_steps"], xp.ones_like(out["n_steps"]))
         delta = (_stack(xp, W, c) - out["W"]) / tau[:, None, None]
         tau_eff = xp.sum(ctx.p * out["n_steps"])
@@ -228,11 +262,9 @@ class FedExP(_Strategy):
     def _init(self, ctx, W):
         return {"previous": W, "server_lr": []}
 
-    def _sync_round(self, state, ctx, data, W, steps):
+    def _aggregate(self, state, ctx, W, out, clients=None):
         xp = ctx.xp
-        c = data.X.shape[0]
-        out = self._local(ctx, data, _stack(xp, W, c), steps)
-        delta = _stack(xp, W, c) - out["W"]
+        delta = _stack(xp, W, out["W"].shape[0]) - out["W"]
         dbar = _wsum(xp, ctx.p, delta)
         num = xp.sum(ctx.p * xp.sum(delta * delta, axis=(1, 2)))
         den = 2.0 * (xp.sum(dbar * dbar) + self.epsilon)
@@ -356,20 +388,22 @@ class FedECADO(_Strategy):
             "velocity": None,
         }
 
-    def _sync_round(self, state, ctx, data, W, steps):
-        xp = ctx.xp
-        c = data.X.shape[0]
-        T = state["window"]
-        flows = state["flows"]
-        correction = flows / ctx.p[:, None, None]
-        ecado = {
-            "step_init": state["step_init"],
-            "step_max": state["step_max"],
-            "lte_tol": self.lte_tol,
-            "window": T,
+    def _local_kwargs(self, state, ctx, W, clients=None):
+        flows = _take_rows(ctx.xp, state["flows"], clients)
+        return {
+            "correction": flows / ctx.p[:, None, None],
+            "ecado": {
+                "step_init": state["step_init"],
+                "step_max": state["step_max"],
+                "lte_tol": self.lte_tol,
+                "window": state["window"],
+            },
         }
-        Ws = _stack(xp, W, c)
-        out = self._local(ctx, data, Ws, steps, correction=correction, ecado=ecado)
+
+    def _aggregate(self, state, ctx, W, out, clients=None):
+        xp = ctx.xp
+        T = state["window"]
+        flows = _take_rows(xp, state["flows"], clients)
         # multi-rate synchronisation at the common time T
         xT = out["W"] - (T - out["tau"])[:, None, None] * out["last_dir"]
         if self.sensitivity == "data":
@@ -380,7 +414,8 @@ class FedECADO(_Strategy):
         Wnew = _wsum(xp, s, xT) / xp.sum(s)
         if math.isfinite(state["inductance"]):
             G = (T / state["inductance"]) * s
-            state["flows"] = flows + G[:, None, None] * (xT - Wnew[None, ...])
+            flows = flows + G[:, None, None] * (xT - Wnew[None, ...])
+            state["flows"] = _put_rows(xp, state["flows"], clients, flows)
         state["windows"].append(T)
         if self.window_max is not None:
             vel = (Wnew - W) / T
@@ -430,9 +465,6 @@ class FedAsync(_Strategy):
         self.alpha = alpha
         self.exponent = exponent
 
-    def _dispatch(self, state, ctx, data, W, client, steps):
-        return self._local(ctx, data, W[None, ...], steps)
-
     def _arrival(self, state, ctx, W, client, out, W_sent, staleness):
         a = self.alpha * _polynomial_staleness(staleness, self.exponent)
         return (1.0 - a) * W + a * out["W"][0, ...]
@@ -472,9 +504,6 @@ class FedBuff(_Strategy):
 
     def _init(self, ctx, W):
         return {"buffer": []}
-
-    def _dispatch(self, state, ctx, data, W, client, steps):
-        return self._local(ctx, data, W[None, ...], steps)
 
     def _arrival(self, state, ctx, W, client, out, W_sent, staleness):
         state["buffer"].append(W_sent - out["W"][0, ...])
@@ -568,18 +597,14 @@ class MasFL(_Strategy):
             return self.server_lr
         return float(np.mean(ctx.mean_steps)) * ctx.learning_rate
 
-    def _dispatch(self, state, ctx, data, W, client, steps):
+    def _dispatch_kwargs(self, state, ctx, W, client):
         corr = state["hbar"] - state["h"][client, ...]
-        return self._local(
-            ctx,
-            data,
-            W[None, ...],
-            steps,
-            correction=corr[None, ...],
-            beta=state["beta"],
-            momentum=state["m"][None, ...],
-            normalize=self._normalize,
-        )
+        return {
+            "correction": corr[None, ...],
+            "beta": state["beta"],
+            "momentum": state["m"][None, ...],
+            "normalize": self._normalize,
+        }
 
     def _arrival(self, state, ctx, W, client, out, W_sent, staleness):
         xp = ctx.xp
@@ -601,6 +626,27 @@ class MasFL(_Strategy):
 
     def _server_step(self, state, ctx):
         return state["server_lr"] * state["m"]
+
+
+def _n_rows(ctx, clients):
+    return ctx.n_clients if clients is None else len(clients)
+
+
+def _take_rows(xp, A, clients):
+    """Rows ``clients`` of the per-client array ``A`` (all of it for ``None``)."""
+    if clients is None:
+        return A
+    take = xp.asarray(np.asarray(clients, dtype=np.int64), device=_device(A))
+    return xp.take(A, take, axis=0)
+
+
+def _put_rows(xp, A, clients, rows):
+    """``A`` with rows ``clients`` replaced by ``rows`` (functional)."""
+    if clients is None:
+        return rows
+    for j, i in enumerate(np.asarray(clients).tolist()):
+        A = _set_row(xp, A, i, rows[j, ...])
+    return A
 
 
 def _set_row(xp, A, i, row):
