@@ -1,4 +1,5 @@
-"""``import skalgos`` stays light, and a CuPy without a GPU is harmless."""
+"""``import skalgos`` stays light, optional extras stay optional, and a CuPy
+without a GPU is harmless."""
 
 import subprocess
 import sys
@@ -58,15 +59,36 @@ def test_cupy_importable_without_gpu_is_reported_unusable(tmp_path):
     assert "ok" in res.stdout
 
 
-def test_torch_extra_missing_gives_clear_import_error():
+def test_import_federated_does_not_import_flwr():
     res = _run(
         """
         import sys
-        sys.modules['torch'] = None  # simulate torch not installed
+        import skalgos.federated
+        from skalgos.federated import FederatedClassifier, FedECADO
+        assert 'flwr' not in sys.modules, 'flwr imported'
+        print('ok')
+        """
+    )
+    assert res.returncode == 0, res.stderr
+    assert "ok" in res.stdout
+
+
+@pytest.mark.parametrize(
+    "dependency, module, fix",
+    [
+        ("torch", "skalgos.torch", "skalgos[torch]"),
+        ("flwr", "skalgos.federated.flower", "pip install 'skalgos[flower]'"),
+    ],
+)
+def test_extra_missing_gives_clear_import_error(dependency, module, fix):
+    res = _run(
+        f"""
+        import sys
+        sys.modules[{dependency!r}] = None  # simulate the extra not installed
         try:
-            import skalgos.torch
+            import {module}
         except ImportError as exc:
-            assert "skalgos[torch]" in str(exc), exc
+            assert {fix!r} in str(exc), exc
             print('ok')
         """
     )
