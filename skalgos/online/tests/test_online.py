@@ -153,6 +153,251 @@ def test_ftl_strongly_convex_regret_below_log_bound():
     assert s.regret <= 2 * G**2 / lam * (1 + np.log(len(y)))
 
 
+# -- regret below proven bounds under non-zero delays ---------------------------
+#
+# Conventions (0-indexed rounds): the label of round s arrives at the end of
+# round s + d_s; sigma_t = #{s < t : s + d_s >= t} labels are missing when
+# round t is played; S_t = sum_{r <= t} (sigma_r + 1). Every bound below is
+# proved in its comment for the update the learner implements, with the
+# constants of the data: X = max ||x_t||, Y = max |y_t|, radius R, D = 2R.
+
+_DELAYS = [Constant(4), UniformInt(0, 20), Spike(at=0.1, size=0.5)]
+
+
+def _sigmas(d):
+    arrive = np.arange(len(d)) + np.asarray(d)
+    return np.array([np.sum(arrive[:t] >= t) for t in range(len(d))])
+
+
+def _observed(d):
+    """Rounds whose label arrives within the stream, in arrival order."""
+    T = len(d)
+    arrive = np.arange(T) + np.asarray(d)
+    order = sorted((a, s) for s, a in enumerate(arrive) if a <= T - 1)
+    return [s for _, s in order], np.array([a for a, _ in order])
+
+
+def _squared_G(X, y, R):
+    """Largest gradient norm of (w.x - y)^2 / 2 on the ball of radius R."""
+    xm = np.max(np.linalg.norm(X, axis=1))
+    return xm * (xm * R + np.max(np.abs(y)))
+
+
+def _grad_norms(est, X, y):
+    """||g_t|| of (w_t.x_t - y_t)^2 / 2 at the point w_t played in each round."""
+    return np.abs(np.asarray(est.online_predictions_) - y) * np.linalg.norm(X, axis=1)
+
+
+class _Spy:
+    """Record what a learner does at each play and update (for the bounds)."""
+
+    def __init__(self, est):
+        self.plays, self.updates = [], []
+        point, update = est._point, est._update
+
+        def spy_point():
+            w = point()
+            self.plays.append((getattr(est, "_G", None), est._sigma_sum, w.copy()))
+            return w
+
+        def spy_update(x, y, w):
+            before = est._w.copy() if hasattr(est, "_w") else None
+            self.updates.append((x.copy(), float(y), w.copy(), before))
+            return update(x, y, w)
+
+        est._point, est._update = spy_point, spy_update
+
+
+@pytest.mark.parametrize("model", _DELAYS, ids=repr)
+def test_delayed_ogd_fixed_step_regret_below_bound(model):
+    # Updates in arrival order, w_{k+1} = Proj(w_k - eta g_{s_k}), with g_s taken
+    # at the point x_s played in round s. Convexity and the OGD telescoping give
+    # sum_k <g, w_k - u> <= R^2/(2 eta) + eta G^2 K / 2 (w_1 = 0, K updates).
+    # The staleness term <g, x_s - w_k> <= G ||x_s - w_k|| <= eta G^2 n_k, with
+    # n_k the updates applied between round s's play and its own update; each
+    # such pair is charged to the sigma of the later-played round, so
+    # sum_k n_k <= sum_t sigma_t. A round whose label never arrives costs <= G D.
+    # G is the largest ||g_t|| at the points played.
+    T, R = 800, 1.0
+    X, y = _stream(T, n=4, seed=7)
+    d = model.sample(T, 0)
+    K = len(_observed(d)[0])
+    eta = R / (_squared_G(X, y, R) * np.sqrt(K + 2 * _sigmas(d).sum()))
+    est = DelayedOGDRegressor(radius=R, learning_rate=eta, fit_intercept=False)
+    s = delayed_progressive_score(est, X, y, delays=d)
+    G = np.max(_grad_norms(est.fit(X, y, delays=d), X, y))
+    bound = R**2 / (2 * eta) + eta * G**2 * (K / 2 + _sigmas(d).sum())
+    bound += 2 * R * G * (T - K)
+    assert s.sigma_max == _sigmas(d).max()
+    assert s.regret <= bound
+    assert bound < G * 2 * R * T  # the bound says something
+
+
+@pytest.mark.parametrize("model", _DELAYS, ids=repr)
+def test_delayed_ogd_auto_step_regret_below_sqrt_dtot_bound(model):
+    # eta_k = D / (G_k sqrt(S_{a_k})), G_k the largest gradient norm seen (this
+    # one included) and a_k the round the update arrives in: non-increasing, and
+    # each move is <= eta_k ||g_k|| <= D / sqrt(S_{a_k}). The OGD telescoping
+    # with non-increasing steps gives sum_k <g, w_k - u> <= D^2 / (2 eta_K) +
+    # sum_k eta_k ||g_k||^2 / 2 <= G D sqrt(S_{a_K}) / 2 + G D sum_k 1 / (2
+    # sqrt(S_{a_k})). A staleness pair (charged as above to the later-played
+    # round t, whose S_t is at most the S of the update) costs <= G D / sqrt(S_t),
+    # and an unobserved round <= G D:
+    # regret <= G D [sqrt(S_{a_K}) / 2 + sum_k 1 / (2 sqrt(S_{a_k}))
+    #                + sum_t sigma_t / sqrt(S_t) + (T - K)].
+    T, R = 800, 1.0
+    X, y = _stream(T, n=4, seed=8)
+    d = model.sample(T, 0)
+    est = DelayedOGDRegressor(radius=R, fit_intercept=False)
+    s = delayed_progressive_score(est, X, y, delays=d)
+    G = np.max(_grad_norms(est.fit(X, y, delays=d), X, y))
+    sig = _sigmas(d)
+    S = np.cumsum(sig + 1)
+    obs, arrive = _observed(d)
+    D = 2 * R
+    bound = (
+        G
+        * D
+        * (
+            np.sqrt(S[arrive[-1]]) / 2
+            + np.sum(0.5 / np.sqrt(S[arrive]))
+            + np.sum(sig / np.sqrt(S))
+            + (T - len(obs))
+        )
+    )
+    assert s.regret <= bound
+    assert bound < G * D * T
+
+
+@pytest.mark.parametrize("model", _DELAYS, ids=repr)
+def test_delayed_ftl_regret_below_sigma_log_bound(model):
+    # f_t = (w.x - y)^2/2 + lam/2 ||w||^2 is lam-strongly convex, so its regret
+    # is at most that on h_t(w) = <g_t, w> + lam/2 ||w - w_t||^2, whose
+    # gradients on the ball are <= G_h = G + lam R + lam D. The learner plays
+    # w_t = argmin_ball sum_{s in O_t} h_s; z_{t+1} = argmin_ball sum_{s <= t} h_s
+    # (be-the-leader: sum h_t(z_{t+1}) <= sum h_t(u)). The two objectives differ
+    # by the sigma_t + 1 terms not in O_t, and the full one is lam (t+1)-strongly
+    # convex, so ||w_t - z_{t+1}|| <= (sigma_t + 1) G_h / (lam (t + 1)):
+    # regret <= (G_h^2 / lam) sum_t (sigma_t + 1) / (t + 1)
+    #        <= (G_h^2 / lam) (sigma_max + 1)(1 + ln T).
+    T, R, lam = 800, 1.0, 1.0
+    X, y = _stream(T, n=4, seed=9)
+    d = model.sample(T, 0)
+    kw = dict(radius=R, adaptive=False, fit_intercept=False)
+    est = DelayedFTRLRegressor(lam, **kw)
+    spy = _Spy(est)
+    est.fit(X, y, delays=d)
+    s = delayed_progressive_score(DelayedFTRLRegressor(lam, **kw), X, y, delays=d)
+    np.testing.assert_allclose(s.losses, est.losses_)  # the spy changed nothing
+    Gh = _surrogate_G(spy, X, y, lam, R)
+    assert Gh <= _squared_G(X, y, R) + 3 * lam * R
+    sig = _sigmas(d)
+    bound = Gh**2 / lam * np.sum((sig + 1) / np.arange(1, T + 1))
+    assert s.regret <= bound
+    assert bound <= Gh**2 / lam * (sig.max() + 1) * (1 + np.log(T))
+
+
+def _surrogate_G(spy, X, y, lam, R):
+    """Bound on ||grad h_t(w)|| = ||g_t + lam (w - w_t)|| over the ball: the
+    largest ||g_t|| at the points played, plus lam D."""
+    W = np.array([w for _, _, w in spy.plays[: len(y)]])
+    g = (np.einsum("ij,ij->i", W, X) - y)[:, None] * X + lam * W
+    return np.max(np.linalg.norm(g, axis=1)) + 2 * lam * R
+
+
+@pytest.mark.parametrize("model", _DELAYS, ids=repr)
+def test_adaptive_delayed_ftrl_regret_below_bound(model):
+    # The adaptive learner adds r_t(w) = ||w||^2 / (2 eta_t), eta_t = D / (G_t
+    # sqrt(S_t)) (no term while G_t = 0): non-decreasing in t. With
+    # Phi_t = sum_{s < t} h_s + r_t and wt_t its minimizer (undelayed FTRL on
+    # the same regularizers), the FTRL lemma gives
+    #   sum h_t(wt_t) - h_t(u) <= r_T(u) + sum_t ||grad P_t(wt_t)||^2 / (2 mu_{t+1}),
+    # P_t = h_t + r_{t+1} - r_t, mu_{t+1} = lam (t+1) + 1/eta_{t+1} (0-indexed t),
+    # ||grad P_t|| <= G_h + (1/eta_{t+1} - 1/eta_t) R; and the delayed point is
+    # within sigma_t G_h / mu_t of wt_t (mu_t = lam t + 1/eta_t), so
+    #   regret <= R^2/(2 eta_T) + sum_t (G_h + Delta_t R)^2 / (2 mu_{t+1})
+    #             + sum_t G_h^2 sigma_t / mu_t.
+    T, R, lam = 800, 1.0, 0.05
+    X, y = _stream(T, n=4, seed=10)
+    d = model.sample(T, 0)
+    est = DelayedFTRLRegressor(lam, radius=R, fit_intercept=False)
+    spy = _Spy(est)
+    est.fit(X, y, delays=d)
+    s = delayed_progressive_score(
+        DelayedFTRLRegressor(lam, radius=R, fit_intercept=False), X, y, delays=d
+    )
+    np.testing.assert_allclose(s.losses, est.losses_)  # the spy changed nothing
+    Gt, St, _ = (np.array(v) for v in zip(*spy.plays[:T]))
+    inv_eta = Gt * np.sqrt(St) / (2 * R)  # 0 while no gradient has arrived
+    Gh = _surrogate_G(spy, X, y, lam, R)
+    G = Gh - 2 * lam * R
+    sig = _sigmas(d)
+    t = np.arange(T)
+    mu = lam * t + inv_eta
+    inv_next = np.append(inv_eta[1:], inv_eta[-1])
+    mu_next = lam * (t + 1) + inv_next
+    stale = np.divide(sig, mu, out=np.zeros(T), where=sig > 0)
+    bound = (
+        R**2 * inv_eta[-1] / 2
+        + np.sum((Gh + (inv_next - inv_eta) * R) ** 2 / (2 * mu_next))
+        + Gh**2 * np.sum(stale)
+    )
+    assert np.all(np.diff(inv_eta) >= 0)  # the regularizers never shrink
+    assert s.regret <= bound
+    assert bound < G * 2 * R * T
+
+
+@pytest.mark.parametrize("model", [Constant(0)] + _DELAYS, ids=repr)
+def test_delayed_ons_regret_below_bound(model):
+    # Logistic loss with ||x|| <= X on the ball of radius R: G = X, alpha =
+    # exp(-X R), gamma = min(1/(4 G D), alpha) / 2, epsilon = 1 / (gamma D)^2.
+    # Exp-concavity (Hazan, Lemma 4.3) at the played point x_s:
+    #   f_s(x_s) - f_s(u) <= <g, x_s - u> - gamma/2 <g, x_s - u>^2.
+    # The ONS telescoping in the A_k-norm over the updates (A_k includes g_k)
+    # gives sum_k a_k <= sum_k g^T A_k^{-1} g / (2 gamma) + gamma/2 sum_k a_k^2
+    # + gamma eps R^2 / 2, with a_k = <g, w_k - u> at the iterate w_k updated.
+    # With b_k = <g, x_s - w_k> (0 without delays), the round's excess over the
+    # telescoped a_k is (a + b) - gamma/2 (a + b)^2 - (a - gamma/2 a^2)
+    # = b - gamma a b - gamma b^2 / 2 <= |b| (1 + gamma G D). Log-det:
+    # sum_k g^T A_k^{-1} g <= ln det(A_K / eps). Unobserved rounds cost <= G D.
+    T, R = 600, 1.0
+    rng = np.random.default_rng(11)
+    X = rng.normal(size=(T, 3)) / np.sqrt(3)
+    y = (X @ np.array([1.0, -1.0, 0.5]) + 0.5 * rng.normal(size=T) > 0).astype(int)
+    d = model.sample(T, 0)
+    xm = np.max(np.linalg.norm(X, axis=1))
+    G, Dm = xm, 2 * R
+    gamma = 0.5 * min(1 / (4 * G * Dm), np.exp(-xm * R))
+    eps = 1 / (gamma * Dm) ** 2
+    kw = dict(radius=R, gamma=gamma, epsilon=eps, fit_intercept=False)
+    est = DelayedOnlineNewtonStepClassifier(**kw)
+    spy = _Spy(est)
+    est.fit(X, y, delays=d)
+    s = delayed_progressive_score(DelayedOnlineNewtonStepClassifier(**kw), X, y, d)
+    np.testing.assert_allclose(s.losses, est.losses_)
+    A = eps * np.eye(3)
+    stale = 0.0
+    for x, yy, w_played, w_now in spy.updates:
+        sgn = 1.0 if yy == 1.0 else -1.0
+        g = -sgn / (1 + np.exp(sgn * (w_played @ x))) * x
+        A += np.outer(g, g)
+        stale += abs(g @ (w_played - w_now))
+    K = len(spy.updates)
+    logdet = np.linalg.slogdet(A / eps)[1]
+    bound = logdet / (2 * gamma) + gamma * eps * R**2 / 2
+    bound += (1 + gamma * G * Dm) * stale + G * Dm * (T - K)
+    assert K == len(_observed(d)[0])
+    if not np.any(d):
+        # Undelayed, this is Hazan's Theorem 4.5 chain: with eps = 1/(gamma D)^2,
+        # regret <= (n / (2 gamma)) ln(1 + T G^2 / (n eps)) + 1 / (8 gamma).
+        assert stale == 0.0
+        assert bound <= 3 / (2 * gamma) * np.log1p(T * G**2 / (3 * eps)) + 1 / (
+            8 * gamma
+        )
+    assert s.regret <= bound
+    assert bound < G * Dm * T
+
+
 def test_clipping_never_hurts_when_label_in_range():
     X, y = _stream(200, seed=6, noise=0.5)
     d = UniformInt(0, 5).sample(200, 0)
