@@ -231,10 +231,16 @@ class DelayedOnlineNewtonStepRegressor(
     ONS without delays and degrades to an OGD-like step under large delays.
     The squared loss is exp-concave only on a bounded domain, so its
     ``alpha = 1 / (X radius + Y)^2`` uses the largest ``||x||`` and ``|y|`` seen.
-    A step costs ``O(d^2)`` (Sherman-Morrison) while the iterate stays in the
-    ball; one that leaves it is projected in the ``A``-norm through a
-    symmetric eigendecomposition, ``O(d^3)`` (the issue asked ``O(d^2)``
-    throughout; we know no exact ``O(d^2)`` generalized projection).
+    A step costs ``O(d^2)`` (Sherman-Morrison). A step that leaves the ball
+    is projected in the ``A``-norm by Lanczos (the GLTR method for the
+    trust-region subproblem, in Numba): ``k`` products with ``A``,
+    ``O(k d^2)``, where ``k`` is the Krylov dimension that brings the KKT
+    residual to ``1e-12`` relative. ``k`` is at most ``t + 1`` in round ``t``
+    (``A`` is ``epsilon I`` plus ``t`` rank-one terms) and small whenever
+    ``A + mu I`` is well conditioned (with the default ``epsilon`` it is), but
+    it can reach ``d`` on an ill-conditioned ``A``, where the step is
+    ``O(d^3)`` like an eigendecomposition: we know no exact generalized
+    projection that is ``O(d^2)`` in the worst case.
     {ref}
     Examples
     --------

@@ -204,3 +204,62 @@ def _entry_kfac(quick, random_state):
         baseline_fit_time=times["adam"],
         higher_is_better=False,
     )
+
+
+@register(
+    name="SyMO",
+    task="regression with a bias-free tanh MLP (symmetry-structured curvature)",
+    data="tanh teacher, inputs with cond(Sigma_x) = 1e3",
+    baseline="same model, full-batch gradient descent",
+    metric="test MSE after equal full-batch steps",
+)
+def _entry_symo(quick, random_state):
+    import numpy as np
+    import torch
+
+    from skalgos.torch import TorchRegressor
+
+    rng = np.random.default_rng(random_state)
+    d0, d1, n = 20, 12, 300 if quick else 1000
+    Q = np.linalg.qr(rng.normal(size=(d0, d0)))[0]
+    X = (rng.normal(size=(2 * n, d0)) * np.logspace(0, -1.5, d0)) @ Q.T
+    W1 = 3 * rng.normal(size=(d1, d0)) / np.sqrt(d0)
+    y = np.tanh(X @ W1.T) @ rng.normal(size=d1) / np.sqrt(d1)
+    X, y = X.astype(np.float32), y.astype(np.float32)
+    Xtr, Xte, ytr, yte = X[:n], X[n:], y[:n], y[n:]
+
+    def bias_free_mlp(n_features_in, n_outputs):
+        # SyMO's structure is that of bias-free MLPs (the estimators' default
+        # MLP has biases, so the module is passed as a factory).
+        return torch.nn.Sequential(
+            torch.nn.Linear(n_features_in, 16, bias=False),
+            torch.nn.Tanh(),
+            torch.nn.Linear(16, n_outputs, bias=False),
+        )
+
+    common = dict(
+        module=bias_free_mlp,
+        max_epochs=30 if quick else 200,
+        batch_size=n,  # full batch: one step per epoch
+        n_jobs=1,
+        random_state=random_state,
+    )
+    models = {
+        "symo": TorchRegressor(
+            optimizer="symo", lr=0.05, optimizer__damping=1e-4, **common
+        ),
+        "gd": TorchRegressor(optimizer="sgd", lr=1.0, **common),
+    }
+    mse, times = {}, {}
+    for name, reg in models.items():
+        t0 = time.perf_counter()
+        reg.fit(Xtr, ytr)
+        times[name] = time.perf_counter() - t0
+        mse[name] = float(np.mean((reg.predict(Xte) - yte) ** 2))
+    return TourResult(
+        score=mse["symo"],
+        baseline_score=mse["gd"],
+        fit_time=times["symo"],
+        baseline_fit_time=times["gd"],
+        higher_is_better=False,
+    )

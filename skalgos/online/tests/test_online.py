@@ -398,6 +398,91 @@ def test_delayed_ons_regret_below_bound(model):
     assert bound < G * Dm * T
 
 
+# -- the A-norm projection (Lanczos on the trust-region subproblem) -------------
+
+
+def _projection_reference(A, y, radius):
+    """Eigendecomposition and a bracketed root of the secular equation."""
+    from scipy.optimize import brentq
+
+    lam, V = np.linalg.eigh(A)
+    c = V.T @ y
+
+    def excess(mu):
+        return np.sum((lam * c / (lam + mu)) ** 2) - radius**2
+
+    hi = 1.0
+    while excess(hi) > 0:
+        hi *= 2
+    mu = brentq(excess, 0.0, hi, xtol=1e-300, rtol=1e-15, maxiter=500)
+    return V @ (lam * c / (lam + mu)), mu
+
+
+@pytest.mark.parametrize(
+    "n, cond, scale", [(3, 10, 5.0), (40, 1e3, 1.05), (80, 1e2, 30)]
+)
+def test_a_norm_projection_matches_eigendecomposition_and_kkt(n, cond, scale):
+    from skalgos.online._kernels import project_ball
+
+    rng = np.random.default_rng(n)
+    U, _ = np.linalg.qr(rng.normal(size=(n, n)))
+    A = (U * np.logspace(0, np.log10(cond), n)) @ U.T
+    A = 0.5 * (A + A.T)
+    y = rng.normal(size=n)
+    y *= scale / np.linalg.norm(y)
+    A0, y0 = A.copy(), y.copy()
+    x = project_ball(y, 1.0, A)
+    ref, mu = _projection_reference(A, y, 1.0)
+    np.testing.assert_allclose(x, ref, atol=1e-9)
+    assert np.linalg.norm(x) == pytest.approx(1.0, abs=1e-12)
+    # KKT: A (y - x) = mu x with mu >= 0.
+    np.testing.assert_allclose(A @ (y - x), mu * x, atol=1e-8 * np.linalg.norm(A @ y))
+    np.testing.assert_array_equal(A, A0)
+    np.testing.assert_array_equal(y, y0)
+    inside = y / np.linalg.norm(y) * 0.5
+    assert project_ball(inside, 1.0, A) is inside
+
+
+def test_a_norm_projection_krylov_size_is_rank_plus_one():
+    # A = eps I + sum of m rank-one terms: the Krylov space of (A, A y) has
+    # dimension <= m + 1, so Lanczos ends there with the exact projection
+    # (the ONS matrix after m updates).
+    from skalgos.online._kernels import _lanczos_projection
+
+    rng = np.random.default_rng(0)
+    n, m = 60, 7
+    G = rng.normal(size=(m, n))
+    A = 0.1 * np.eye(n) + G.T @ G
+    y = 3 * rng.normal(size=n)
+    x, k = _lanczos_projection(A, y, 1.0, 1e-12)
+    assert k <= m + 1
+    np.testing.assert_allclose(x, _projection_reference(A, y, 1.0)[0], atol=1e-10)
+
+
+def test_ons_with_active_ball_matches_eigendecomposition_projection(monkeypatch):
+    from skalgos.online import _learners
+
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(150, 6))
+    y = (X @ rng.normal(size=6) > 0).astype(int)
+    d = UniformInt(0, 5).sample(150, 0)
+    kw = dict(radius=0.3, gamma=0.5, epsilon=1.0, fit_intercept=False)
+    ours = DelayedOnlineNewtonStepClassifier(**kw).fit(X, y, delays=d)
+    calls = []
+
+    def reference(v, radius, A=None):
+        if A is None or np.linalg.norm(v) <= radius:
+            return v
+        calls.append(1)
+        return _projection_reference(A, v, radius)[0]
+
+    monkeypatch.setattr(_learners, "project_ball", reference)
+    ref = DelayedOnlineNewtonStepClassifier(**kw).fit(X, y, delays=d)
+    assert len(calls) > 50  # the constraint was active
+    np.testing.assert_allclose(ours.coef_, ref.coef_, atol=1e-9)
+    np.testing.assert_allclose(ours.losses_, ref.losses_, atol=1e-9)
+
+
 def test_clipping_never_hurts_when_label_in_range():
     X, y = _stream(200, seed=6, noise=0.5)
     d = UniformInt(0, 5).sample(200, 0)
