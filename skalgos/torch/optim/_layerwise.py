@@ -1,8 +1,10 @@
 """Layer-wise (Kronecker-factored) preconditioning: KFAC and Shampoo."""
 
 import functools
+import warnings
 
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 __all__ = ["LayerwisePreconditioner"]
@@ -32,11 +34,41 @@ def _sym_power(M, p, damping=0.0, rtol=1e-10):
     return ((V * f) @ V.T).to(dtype)
 
 
-class LayerwisePreconditioner(torch.optim.Optimizer):
-    r"""KFAC or Shampoo preconditioning of every ``nn.Linear`` layer.
+def _channels_last(t):
+    """Rows of a conv output ``(N, C, H, W)`` (or unbatched ``(C, H, W)``).
 
-    For a Linear layer with gradient matrix :math:`G` (the bias, if any, is
-    appended as a last column in KFAC mode):
+    Returns the ``(N * H * W, C)`` matrix whose rows are the per-position
+    vectors over the channel axis.
+    """
+    if t.ndim == 3:
+        t = t.unsqueeze(0)
+    return t.movedim(1, -1).reshape(-1, t.shape[1])
+
+
+def _conv_patches(layer, x):
+    """The unfolded input patches of a Conv2d, ``(N * H_out * W_out, d)``.
+
+    ``d = in_channels * kh * kw`` in the order of ``weight.reshape(out, -1)``.
+    The padding is applied like ``nn.Conv2d`` does (``F.pad`` with the
+    layer's padding, "same" included, and ``padding_mode``), then the
+    patches are unfolded with the layer's kernel size, dilation and stride.
+    """
+    if x.ndim == 3:
+        x = x.unsqueeze(0)
+    pad = list(layer._reversed_padding_repeated_twice)
+    if any(pad):
+        mode = "constant" if layer.padding_mode == "zeros" else layer.padding_mode
+        x = F.pad(x, pad, mode=mode)
+    cols = F.unfold(x, layer.kernel_size, dilation=layer.dilation, stride=layer.stride)
+    return cols.transpose(1, 2).reshape(-1, cols.shape[1])
+
+
+class LayerwisePreconditioner(torch.optim.Optimizer):
+    r"""KFAC or Shampoo preconditioning of every ``nn.Linear`` and ``nn.Conv2d``.
+
+    For a layer with gradient matrix :math:`G` (a Conv2d weight of shape
+    ``(out, in / groups, kh, kw)`` is the matrix ``(out, in / groups * kh *
+    kw)``; the bias, if any, is appended as a last column in KFAC mode):
 
     * ``mode="kfac"``: :math:`\Delta W = -\eta\,(S+\lambda I)^{-1} G
       (A+\lambda I)^{-1}`, with :math:`A = \mathbb E[aa^\top]` (layer inputs,
@@ -47,13 +79,35 @@ class LayerwisePreconditioner(torch.optim.Optimizer):
       (1-\beta) G^\top G` (started at ``epsilon * I``), ``p = exponent``
       (default -1/4); a bias is its own column matrix.
 
-    Parameters of other layers (Conv2d, norms, embeddings) take plain SGD
-    steps with the same ``lr`` (and ``momentum``).
+    ``nn.Conv2d`` in KFAC mode follows KFC (Grosse & Martens, 2016):
+    :math:`a` ranges over the unfolded input patches (the layer's kernel
+    size, dilation, stride and padding, ``padding="same"`` and any
+    ``padding_mode`` included), and the convention for the spatial positions
+    is: :math:`A` is the mean over samples *and* output positions,
+    :math:`S` is summed over output positions and averaged over the
+    :math:`N` samples of the batch. With ``fisher="empirical"``,
+    :math:`S = N \sum_{i,t} g_{it} g_{it}^\top`, :math:`g_{it}` the
+    gradient of the (mean-reduced) loss at output position :math:`t` of
+    sample :math:`i` over the channel axis (for Linear, :math:`N` counts the
+    rows, all leading dimensions, as before). Then :math:`A\otimes S` is
+    KFC's approximation of the curvature of the loss averaged over samples,
+    and for a single Conv2d under ``fisher="mse"`` it is the exact Hessian,
+    so one step with ``lr=1``, ``damping=0``, ``factor_decay=0`` solves the
+    least-squares problem on the patches. Grouped convolutions
+    (``groups > 1``, e.g. depthwise) are not KFAC-preconditioned: their
+    factors would be block diagonal over the groups, which is not
+    implemented, so their parameters take plain SGD steps and the
+    constructor warns, naming the layer. Shampoo preconditions every Conv2d
+    (grouped ones too) through the reshaped weight matrix.
+
+    Parameters of other layers (Conv1d, Conv3d, norms, embeddings) take
+    plain SGD steps with the same ``lr`` (and ``momentum``).
 
     Parameters
     ----------
     module : torch.nn.Module
-        The model (hooks are registered on its ``nn.Linear`` submodules).
+        The model (hooks are registered on its ``nn.Linear`` and
+        ``nn.Conv2d`` submodules).
     lr : float, default=1.0
     mode : {"kfac", "shampoo"}, default="kfac"
     damping : float, default=1e-3
@@ -73,6 +127,14 @@ class LayerwisePreconditioner(torch.optim.Optimizer):
         mean reduction) and ``"cross_entropy"``: the exact Gauss-Newton factor
         :math:`\mathbb E[J^\top H J]` of that loss, by one extra backward pass
         per output (done inside the forward pass, so ``n_outputs`` passes).
+        A 4-D output of a model with Conv2d layers is read as ``(N, C, H,
+        W)`` (torch's layout, also ``nn.CrossEntropyLoss``'s class axis): its
+        ``N * H * W`` positions are rows, like samples, and the passes run
+        over the ``C`` channels. All positions are backpropagated at once, so
+        this is exact when each output position depends on one position of a
+        layer's output (the layer is followed only by 1x1 convolutions and
+        pointwise operations, e.g. it is the last layer) and an
+        approximation otherwise.
     momentum : float, default=0.0
         Heavy-ball momentum on the preconditioned step.
     weight_decay : float, default=0.0
@@ -87,17 +149,20 @@ class LayerwisePreconditioner(torch.optim.Optimizer):
     ``lr=1`` one step solves a linear least-squares problem exactly. Ours:
     the ``"empirical"`` default works with any loss (the estimators do not
     tell the optimizer which loss they use); pass ``optimizer__fisher`` to
-    get the Gauss-Newton factor. No grafting, no blocking of large layers and
-    no Conv2d preconditioning (those layers fall back to SGD). Modules with
-    BatchNorm couple samples, so the Gauss-Newton factors become approximate.
+    get the Gauss-Newton factor. No grafting, no blocking of large layers,
+    no KFAC factors for grouped Conv2d (those layers fall back to SGD) and no
+    Conv1d / Conv3d preconditioning. Modules with BatchNorm couple samples,
+    so the Gauss-Newton factors become approximate.
     ``step`` requires a closure (it captures the statistics during it).
 
     References
     ----------
     Zhang, Moniri, Nagwekar, Rahman, Xue, Hassani, Matni, "On the Concurrence
     of Layer-wise Preconditioning Methods and Provable Feature Learning",
-    ICML 2025 (arXiv:2502.01763). Martens & Grosse, KFAC, ICML 2015. Gupta,
-    Koren, Singer, Shampoo, ICML 2018.
+    ICML 2025 (arXiv:2502.01763). Martens & Grosse, KFAC, ICML 2015. Grosse
+    & Martens, "A Kronecker-factored approximate Fisher matrix for
+    convolution layers" (KFC), ICML 2016. Gupta, Koren, Singer, Shampoo, ICML
+    2018.
 
     Examples
     --------
@@ -138,7 +203,7 @@ class LayerwisePreconditioner(torch.optim.Optimizer):
         if not isinstance(module, nn.Module):
             raise TypeError(
                 "LayerwisePreconditioner needs the module (it hooks its Linear "
-                f"layers), not parameters; got {type(module).__name__}."
+                f"and Conv2d layers), not parameters; got {type(module).__name__}."
             )
         if mode not in ("kfac", "shampoo"):
             raise ValueError(f"mode must be 'kfac' or 'shampoo'; got {mode!r}.")
@@ -161,7 +226,22 @@ class LayerwisePreconditioner(torch.optim.Optimizer):
         self.epsilon = float(epsilon)
         self.fisher = fisher
         self.steps = 0
-        self._layers = [m for m in module.modules() if isinstance(m, nn.Linear)]
+        self._layers = []
+        for name, m in module.named_modules():
+            if isinstance(m, nn.Conv2d) and mode == "kfac" and m.groups != 1:
+                warnings.warn(
+                    f"LayerwisePreconditioner(mode='kfac'): Conv2d layer "
+                    f"{name or type(m).__name__!r} has groups={m.groups}; KFAC "
+                    "factors are implemented for groups=1 only, so its "
+                    "parameters take plain SGD steps.",
+                    UserWarning,
+                    stacklevel=2,
+                )
+            elif isinstance(m, (nn.Linear, nn.Conv2d)):
+                self._layers.append(m)
+        # A 4-D module output is read as (N, C, H, W) only for models with
+        # convolutions (Linear-only models keep the last axis as features).
+        self._conv_output = any(isinstance(m, nn.Conv2d) for m in module.modules())
         self._register_hooks()
 
     # -- hooks -------------------------------------------------------------
@@ -183,13 +263,23 @@ class LayerwisePreconditioner(torch.optim.Optimizer):
 
     def _save_grad_out(self, layer, grad):
         if self._capture:
-            go = grad.detach().reshape(-1, grad.shape[-1])
-            self._stats_S[layer] = go.shape[0] * (go.T @ go)
+            grad = grad.detach()
+            if isinstance(layer, nn.Conv2d):
+                # KFC: summed over positions, averaged over the N samples.
+                n = grad.shape[0] if grad.ndim == 4 else 1
+                go = _channels_last(grad)
+            else:
+                go = grad.reshape(-1, grad.shape[-1])
+                n = go.shape[0]
+            self._stats_S[layer] = n * (go.T @ go)
 
     def _ggn(self, module, inputs, z):
         if not (self._capture and torch.is_grad_enabled()) or not self._io:
             return
-        z2 = z.reshape(-1, z.shape[-1])
+        if z.ndim == 4 and self._conv_output:
+            z2 = _channels_last(z)
+        else:
+            z2 = z.reshape(-1, z.shape[-1])
         n, m = z2.shape
         layers = [la for la in self._layers if la in self._io]
         outs = [self._io[la][1] for la in layers]
@@ -208,7 +298,10 @@ class LayerwisePreconditioner(torch.optim.Optimizer):
             )
             for la, b in zip(layers, grads):
                 if b is not None:
-                    b = b.reshape(-1, b.shape[-1])
+                    if isinstance(la, nn.Conv2d):
+                        b = _channels_last(b)
+                    else:
+                        b = b.reshape(-1, b.shape[-1])
                     S[la] = S[la] + b.T @ b / n
         self._stats_S.update(S)
 
@@ -247,8 +340,11 @@ class LayerwisePreconditioner(torch.optim.Optimizer):
             state[key].mul_(b).add_(new.detach(), alpha=1 - b)
 
     def _kfac_stats(self, layer):
-        a = self._io[layer][0]
-        a = a.reshape(-1, a.shape[-1])
+        x = self._io[layer][0]
+        if isinstance(layer, nn.Conv2d):
+            a = _conv_patches(layer, x)  # A: mean over samples and positions
+        else:
+            a = x.reshape(-1, x.shape[-1])
         if layer.bias is not None:
             a = torch.cat([a, torch.ones_like(a[:, :1])], dim=1)
         st = self.state[layer.weight]
@@ -258,7 +354,8 @@ class LayerwisePreconditioner(torch.optim.Optimizer):
 
     def _kfac_direction(self, layer, refresh):
         st = self.state[layer.weight]
-        G = layer.weight.grad
+        W = layer.weight
+        G = W.grad.reshape(W.shape[0], -1)  # Conv2d: (out, in/groups*kh*kw)
         if layer.bias is not None and layer.bias.grad is not None:
             G = torch.cat([G, layer.bias.grad[:, None]], dim=1)
         elif layer.bias is not None:
@@ -270,8 +367,8 @@ class LayerwisePreconditioner(torch.optim.Optimizer):
             st["S_inv"] = _sym_power(st["S"], -1.0, self.damping)
         D = st["S_inv"] @ G @ st["A_inv"]
         if layer.bias is not None:
-            return {layer.weight: D[:, :-1], layer.bias: D[:, -1]}
-        return {layer.weight: D}
+            return {W: D[:, :-1].reshape(W.shape), layer.bias: D[:, -1]}
+        return {W: D.reshape(W.shape)}
 
     def _shampoo_direction(self, p, refresh):
         G = p.grad if p.grad.ndim == 2 else p.grad.reshape(p.grad.shape[0], -1)
