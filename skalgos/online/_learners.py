@@ -239,8 +239,12 @@ class DelayedOnlineNewtonStepRegressor(
     (``A`` is ``epsilon I`` plus ``t`` rank-one terms) and small whenever
     ``A + mu I`` is well conditioned (with the default ``epsilon`` it is), but
     it can reach ``d`` on an ill-conditioned ``A``, where the step is
-    ``O(d^3)`` like an eigendecomposition: we know no exact generalized
-    projection that is ``O(d^2)`` in the worst case.
+    ``O(d^3)`` like an eigendecomposition. No exact Mahalanobis projection
+    that is ``O(d^2)`` in the worst case is known to us; Wang, Zhao and Zhou
+    (COLT 2026, "A Simple, Optimal and Efficient Algorithm for Online
+    Exp-Concave Optimization") count it at ``Omega(d^omega)`` even on the
+    ball and avoid it with a modified algorithm (LightONS), which is not
+    this paper's and is not implemented.
     {ref}
     Examples
     --------

@@ -525,20 +525,34 @@ def test_ftrl_beats_bold_on_a_spike():
         ClippedVAWRegressor(),
         DelayedOGDRegressor(),
         BOLD(n_copies=4),
+        DelayedOnlineNewtonStepClassifier(gamma=0.5),
+        DelayedOGDClassifier(),
     ],
     ids=lambda e: type(e).__name__,
 )
 def test_partial_fit_in_chunks_equals_fit(est):
     X, y = _stream(90)
+    classifier = hasattr(est, "predict_proba")
+    if classifier:
+        y = np.where(y > 0, "yes", "no")
     d = Geometric(0.3).sample(90, random_state=1)
     full = est.__class__(**est.get_params()).fit(X, y, delays=d)
     part = est.__class__(**est.get_params())
+    # The one-row chunk holds one class only: classes= names both up front.
+    kw = {"classes": ["no", "yes"]} if classifier else {}
     for sl in (slice(0, 25), slice(25, 26), slice(26, 90)):
-        part.partial_fit(X[sl], y[sl], delays=d[sl])
+        part.partial_fit(X[sl], y[sl], delays=d[sl], **kw)
     np.testing.assert_allclose(
         full.online_predictions_, part.online_predictions_, atol=1e-12
     )
-    np.testing.assert_allclose(full.predict(X), part.predict(X), atol=1e-12)
+    if classifier:
+        np.testing.assert_array_equal(full.classes_, part.classes_)
+        np.testing.assert_allclose(
+            full.predict_proba(X), part.predict_proba(X), atol=1e-12
+        )
+        np.testing.assert_array_equal(full.predict(X), part.predict(X))
+    else:
+        np.testing.assert_allclose(full.predict(X), part.predict(X), atol=1e-12)
     assert len(part.pending_) == len(full.pending_)
 
 
