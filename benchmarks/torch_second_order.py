@@ -257,21 +257,21 @@ def subspace_distance(G, G_star, top=None):
     return float(torch.linalg.matrix_norm(V - Vs @ (Vs.T @ V), ord=2))
 
 
-def rep_steps(method, lr, cond, seed):
-    X, Y, G_star = rep_problem(cond, seed)
-    torch.manual_seed(seed + 100)
-    net = nn.Sequential(
-        nn.Linear(REP["d"], REP["k"], bias=False),
-        nn.Linear(REP["k"], REP["m"], bias=False),
-    )
+def layerwise_optimizer(method, hp, net):
+    """SGD / Adam at step ``hp``, or KFAC at ``hp = lr`` or ``(lr, damping)``."""
     if method == "sgd":
-        opt = torch.optim.SGD(net.parameters(), lr=lr)
-    elif method == "adam":
-        opt = torch.optim.Adam(net.parameters(), lr=lr)
-    else:
-        opt = LayerwisePreconditioner(
-            net, lr=lr, damping=1e-4, factor_decay=0.0, update_every=1, fisher="mse"
-        )
+        return torch.optim.SGD(net.parameters(), lr=hp)
+    if method == "adam":
+        return torch.optim.Adam(net.parameters(), lr=hp)
+    lr, damping = hp if isinstance(hp, tuple) else (hp, 1e-4)
+    return LayerwisePreconditioner(
+        net, lr=lr, damping=damping, factor_decay=0.0, update_every=1, fisher="mse"
+    )
+
+
+def steps_until(reached, method, opt, net, X, Y, cap):
+    """Full-batch MSE steps until ``reached(step)``; ``cap`` if never (or on
+    divergence)."""
 
     def closure():
         opt.zero_grad()
@@ -279,35 +279,55 @@ def rep_steps(method, lr, cond, seed):
         loss.backward()
         return loss
 
-    for step in range(REP_STEPS):
-        if subspace_distance(net[0].weight.detach(), G_star) < 0.1:
+    for step in range(cap):
+        if reached(step):
             return step
         try:
             loss = opt.step(closure) if method == "kfac" else (closure(), opt.step())[0]
         except FloatingPointError:
-            return REP_STEPS
+            return cap
         if not torch.isfinite(torch.as_tensor(loss)):
-            return REP_STEPS
-    return REP_STEPS
+            return cap
+    return cap
 
 
-rows2 = []
-for cond in CONDS:
-    best = {}
-    for method, grid in REP_GRID.items():
-        best[method] = min(
-            med([rep_steps(method, lr, cond, s) for s in SEEDS]) for lr in grid
+def layerwise_rows(steps, grids):
+    """Best (over each method's grid) median steps per condition number."""
+    rows = []
+    for cond in CONDS:
+        best = {
+            method: min(med([steps(method, hp, cond, s) for s in SEEDS]) for hp in grid)
+            for method, grid in grids.items()
+        }
+        rows.append(
+            [
+                f"{cond:g}",
+                best["sgd"],
+                best["adam"],
+                best["kfac"],
+                best["sgd"] / max(best["kfac"], 1),
+                best["adam"] / max(best["kfac"], 1),
+            ]
         )
-    rows2.append(
-        [
-            f"{cond:g}",
-            best["sgd"],
-            best["adam"],
-            best["kfac"],
-            best["sgd"] / max(best["kfac"], 1),
-            best["adam"] / max(best["kfac"], 1),
-        ]
+    return rows
+
+
+def rep_steps(method, lr, cond, seed):
+    X, Y, G_star = rep_problem(cond, seed)
+    torch.manual_seed(seed + 100)
+    net = nn.Sequential(
+        nn.Linear(REP["d"], REP["k"], bias=False),
+        nn.Linear(REP["k"], REP["m"], bias=False),
     )
+    opt = layerwise_optimizer(method, lr, net)
+
+    def reached(step):
+        return subspace_distance(net[0].weight.detach(), G_star) < 0.1
+
+    return steps_until(reached, method, opt, net, X, Y, REP_STEPS)
+
+
+rows2 = layerwise_rows(rep_steps, REP_GRID)
 sec2 = (
     f"Layer-wise: steps to subspace distance < 0.1 (d={REP['d']}, k={REP['k']}, "
     f"m={REP['m']}, n={REP['n']}, cap {REP_STEPS}; best lr each)",
@@ -339,50 +359,16 @@ def si_steps(method, hp, cond, seed):
     with torch.no_grad():
         net[0].weight.mul_(0.1)  # small first layer: the feature-learning regime
     W0 = net[0].weight.detach().clone()
-    if method == "sgd":
-        opt = torch.optim.SGD(net.parameters(), lr=hp)
-    elif method == "adam":
-        opt = torch.optim.Adam(net.parameters(), lr=hp)
-    else:
-        opt = LayerwisePreconditioner(
-            net, lr=hp[0], damping=hp[1], factor_decay=0.0, update_every=1, fisher="mse"
-        )
+    opt = layerwise_optimizer(method, hp, net)
 
-    def closure():
-        opt.zero_grad()
-        loss = nn.functional.mse_loss(net(X), Y)
-        loss.backward()
-        return loss
+    def reached(step):
+        change = net[0].weight.detach() - W0
+        return step > 0 and subspace_distance(change, beta, top=1) < 0.1
 
-    for step in range(SI_STEPS):
-        if step and subspace_distance(net[0].weight.detach() - W0, beta, top=1) < 0.1:
-            return step
-        try:
-            loss = opt.step(closure) if method == "kfac" else (closure(), opt.step())[0]
-        except FloatingPointError:
-            return SI_STEPS
-        if not torch.isfinite(torch.as_tensor(loss)):
-            return SI_STEPS
-    return SI_STEPS
+    return steps_until(reached, method, opt, net, X, Y, SI_STEPS)
 
 
-rows2b = []
-for cond in CONDS:
-    best = {}
-    for method, grid in SI_GRID.items():
-        best[method] = min(
-            med([si_steps(method, hp, cond, s) for s in SEEDS]) for hp in grid
-        )
-    rows2b.append(
-        [
-            f"{cond:g}",
-            best["sgd"],
-            best["adam"],
-            best["kfac"],
-            best["sgd"] / max(best["kfac"], 1),
-            best["adam"] / max(best["kfac"], 1),
-        ]
-    )
+rows2b = layerwise_rows(si_steps, SI_GRID)
 sec2b = (
     f"Layer-wise, single index y = tanh(<beta*, x>): steps until the top right "
     f"singular vector of W_t - W_0 is within sine 0.1 of beta* (d={SI['d']}, "

@@ -191,12 +191,7 @@ def _entry_kfac(quick, random_state):
             optimizer="adamw", lr=1e-2, optimizer__weight_decay=0.0, **common
         ),
     }
-    mse, times = {}, {}
-    for name, reg in models.items():
-        t0 = time.perf_counter()
-        reg.fit(Xtr, ytr)
-        times[name] = time.perf_counter() - t0
-        mse[name] = float(np.mean((reg.predict(Xte) - yte) ** 2))
+    mse, times = _test_mse(models, Xtr, ytr, Xte, yte)
     return TourResult(
         score=mse["kfac"],
         baseline_score=mse["adam"],
@@ -250,12 +245,7 @@ def _entry_symo(quick, random_state):
         ),
         "gd": TorchRegressor(optimizer="sgd", lr=1.0, **common),
     }
-    mse, times = {}, {}
-    for name, reg in models.items():
-        t0 = time.perf_counter()
-        reg.fit(Xtr, ytr)
-        times[name] = time.perf_counter() - t0
-        mse[name] = float(np.mean((reg.predict(Xte) - yte) ** 2))
+    mse, times = _test_mse(models, Xtr, ytr, Xte, yte)
     return TourResult(
         score=mse["symo"],
         baseline_score=mse["gd"],
@@ -263,3 +253,16 @@ def _entry_symo(quick, random_state):
         baseline_fit_time=times["gd"],
         higher_is_better=False,
     )
+
+
+def _test_mse(models, Xtr, ytr, Xte, yte):
+    """Fit each regressor; its test MSE and fit time, by name."""
+    import numpy as np
+
+    mse, times = {}, {}
+    for name, reg in models.items():
+        t0 = time.perf_counter()
+        reg.fit(Xtr, ytr)
+        times[name] = time.perf_counter() - t0
+        mse[name] = float(np.mean((reg.predict(Xte) - yte) ** 2))
+    return mse, times

@@ -122,32 +122,6 @@ def test_shampoo_one_shot_step_is_polar_factor(shape):
     del w
 
 
-@pytest.mark.parametrize("mode", ["kfac", "shampoo"])
-def test_state_dict_and_pickle_round_trip(mode):
-    X, Y = _ill_conditioned()
-    torch.manual_seed(0)
-    net = torch.nn.Sequential(
-        torch.nn.Linear(6, 5), torch.nn.Tanh(), torch.nn.Linear(5, 3)
-    )
-    kw = dict(lr=0.1, mode=mode, momentum=0.5, update_every=2)
-    opt = LayerwisePreconditioner(net, **kw)
-    for _ in range(3):
-        opt.step(_closure(opt, net, X, Y))
-    buf = io.BytesIO()
-    torch.save(opt.state_dict(), buf)
-    net2 = copy.deepcopy(net)
-    opt2 = LayerwisePreconditioner(net2, **kw)
-    buf.seek(0)
-    opt2.load_state_dict(torch.load(buf))
-    assert opt2.steps == opt.steps == 3
-    opt.step(_closure(opt, net, X, Y))
-    opt2.step(_closure(opt2, net2, X, Y))
-    for a, b in zip(net.parameters(), net2.parameters()):
-        torch.testing.assert_close(a, b)
-    net3, opt3 = pickle.loads(pickle.dumps((net, opt)))
-    opt3.step(_closure(opt3, net3, X, Y))  # hooks re-registered after unpickling
-
-
 @pytest.mark.parametrize(
     "name,kw",
     [
@@ -507,15 +481,29 @@ def test_small_cnn_trains(kw):
     assert "A" in opt.state[net[0].weight] or "L" in opt.state[net[0].weight]
 
 
-@pytest.mark.parametrize("mode", ["kfac", "shampoo"])
-def test_cnn_state_dict_and_pickle_round_trip(mode):
+def _mlp_case():
+    X, Y = _ill_conditioned()
+    torch.manual_seed(0)
+    net = torch.nn.Sequential(
+        torch.nn.Linear(6, 5), torch.nn.Tanh(), torch.nn.Linear(5, 3)
+    )
+    return net, lambda opt, net: _closure(opt, net, X, Y)
+
+
+def _cnn_case():
     X, y = _images()
     torch.manual_seed(0)
-    net = _cnn()
+    return _cnn(), lambda opt, net: _ce_closure(opt, net, X, y)
+
+
+@pytest.mark.parametrize("case", [_mlp_case, _cnn_case], ids=["mlp", "cnn"])
+@pytest.mark.parametrize("mode", ["kfac", "shampoo"])
+def test_state_dict_and_pickle_round_trip(mode, case):
+    net, closure = case()
     kw = dict(lr=0.1, mode=mode, momentum=0.5, update_every=2)
     opt = LayerwisePreconditioner(net, **kw)
     for _ in range(3):
-        opt.step(_ce_closure(opt, net, X, y))
+        opt.step(closure(opt, net))
     buf = io.BytesIO()
     torch.save(opt.state_dict(), buf)
     net2 = copy.deepcopy(net)
@@ -523,13 +511,14 @@ def test_cnn_state_dict_and_pickle_round_trip(mode):
     buf.seek(0)
     opt2.load_state_dict(torch.load(buf))
     assert opt2.steps == opt.steps == 3
-    opt.step(_ce_closure(opt, net, X, y))
-    opt2.step(_ce_closure(opt2, net2, X, y))
+    opt.step(closure(opt, net))
+    opt2.step(closure(opt2, net2))
     for a, b in zip(net.parameters(), net2.parameters()):
         torch.testing.assert_close(a, b)
+    # Unpickled, the hooks are live again and the step is the same.
     net3, opt3 = pickle.loads(pickle.dumps((net, opt)))
-    opt3.step(_ce_closure(opt3, net3, X, y))
-    opt.step(_ce_closure(opt, net, X, y))
+    opt3.step(closure(opt3, net3))
+    opt.step(closure(opt, net))
     for a, b in zip(net.parameters(), net3.parameters()):
         torch.testing.assert_close(a, b)
 
