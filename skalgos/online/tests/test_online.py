@@ -402,20 +402,9 @@ def test_delayed_ons_regret_below_bound(model):
 
 
 def _projection_reference(A, y, radius):
-    """Eigendecomposition and a bracketed root of the secular equation."""
-    from scipy.optimize import brentq
+    from skalgos.online._kernels import project_ball_eigh
 
-    lam, V = np.linalg.eigh(A)
-    c = V.T @ y
-
-    def excess(mu):
-        return np.sum((lam * c / (lam + mu)) ** 2) - radius**2
-
-    hi = 1.0
-    while excess(hi) > 0:
-        hi *= 2
-    mu = brentq(excess, 0.0, hi, xtol=1e-300, rtol=1e-15, maxiter=500)
-    return V @ (lam * c / (lam + mu)), mu
+    return project_ball_eigh(y, radius, A)
 
 
 @pytest.mark.parametrize(
