@@ -76,7 +76,7 @@ def _lanczos_projection(A, y, radius, rtol):
     n = y.shape[0]
     b = A @ y
     beta0 = np.sqrt(b @ b)
-    Q = np.zeros((n, n))
+    Q = np.empty((n, n))  # rows: the Lanczos vectors (only k + 1 are written)
     alpha = np.zeros(n)
     beta = np.zeros(n)
     Q[0] = b / beta0
