@@ -42,14 +42,7 @@ def _entry(quick, random_state):
         "Muon": TorchClassifier(optimizer="muon", lr=0.02, **common),
         "AdamW": TorchClassifier(optimizer="adamw", lr=1e-3, **common),
     }
-    scores, times, curves = {}, {}, {}
-    for name, clf in models.items():
-        pipe = make_pipeline(StandardScaler(), clf)
-        t0 = time.perf_counter()
-        pipe.fit(Xtr, ytr)
-        times[name] = time.perf_counter() - t0
-        scores[name] = pipe.score(Xte, yte)
-        curves[name] = [h["train_loss"] for h in clf.history_]
+    scores, times, curves = _scaled_scores(models, Xtr, ytr, Xte, yte)
 
     mlp = make_pipeline(
         StandardScaler(),
@@ -101,8 +94,6 @@ def _entry_tsam(quick, random_state):
     import numpy as np
     from sklearn.datasets import load_digits
     from sklearn.model_selection import train_test_split
-    from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import StandardScaler
 
     from skalgos.torch import TorchClassifier
 
@@ -129,14 +120,7 @@ def _entry_tsam(quick, random_state):
         ),
         "sgd": TorchClassifier(optimizer="sgd", **common),
     }
-    scores, times, curves = {}, {}, {}
-    for name, clf in models.items():
-        pipe = make_pipeline(StandardScaler(), clf)
-        t0 = time.perf_counter()
-        pipe.fit(Xtr, ytr)
-        times[name] = time.perf_counter() - t0
-        scores[name] = pipe.score(Xte, yte)
-        curves[name] = [h["train_loss"] for h in clf.history_]
+    scores, times, curves = _scaled_scores(models, Xtr, ytr, Xte, yte)
 
     def draw(ax):
         for name, c in curves.items():
@@ -266,3 +250,20 @@ def _test_mse(models, Xtr, ytr, Xte, yte):
         times[name] = time.perf_counter() - t0
         mse[name] = float(np.mean((reg.predict(Xte) - yte) ** 2))
     return mse, times
+
+
+def _scaled_scores(models, Xtr, ytr, Xte, yte):
+    """Fit each torch estimator behind a StandardScaler; its test score, fit
+    time and training-loss curve, by name."""
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    scores, times, curves = {}, {}, {}
+    for name, clf in models.items():
+        pipe = make_pipeline(StandardScaler(), clf)
+        t0 = time.perf_counter()
+        pipe.fit(Xtr, ytr)
+        times[name] = time.perf_counter() - t0
+        scores[name] = pipe.score(Xte, yte)
+        curves[name] = [h["train_loss"] for h in clf.history_]
+    return scores, times, curves
