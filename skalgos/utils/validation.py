@@ -24,7 +24,9 @@ def check_adjacency(G, *, name="G", allow_weights=False, allow_self_loops=False)
     Parameters
     ----------
     G : networkx.Graph, scipy sparse matrix or array-like of shape (n, n)
-        The graph. A networkx graph is converted with its nodes in
+        The graph. A networkx graph is read as structure only: every edge
+        counts as 1 whatever its attributes (a ``weight=0`` attribute is still
+        an edge, a negative one is not an error), with its nodes in
         ``list(G.nodes)`` order.
     name : str, default="G"
         Parameter name used in error messages.
@@ -54,9 +56,12 @@ def check_adjacency(G, *, name="G", allow_weights=False, allow_self_loops=False)
     if nx is not None and isinstance(G, nx.Graph):
         if G.is_directed():
             raise ValueError(f"{name} must be an undirected graph; got a directed one.")
+        # weight=None: the structure, never an edge attribute (a weight-0 edge
+        # would otherwise vanish); parallel edges of a multigraph count once
         A = nx.to_scipy_sparse_array(
-            G, nodelist=list(G.nodes), dtype=float, format="csr"
+            G, nodelist=list(G.nodes), weight=None, dtype=float, format="csr"
         )
+        A.data[:] = 1.0
     elif sp.issparse(G):
         A = sp.csr_array(G, dtype=float, copy=True)
     else:

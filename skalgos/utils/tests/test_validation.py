@@ -37,6 +37,24 @@ def test_check_adjacency_errors(bad, match):
         check_adjacency(bad)
 
 
+@pytest.mark.parametrize("attrs", [{"weight": 0}, {"weight": -3.5}, {"weight": 7}])
+def test_check_adjacency_networkx_is_structure_only(attrs):
+    # an edge attribute named "weight" must not erase the edge (weight 0),
+    # raise (negative) or be read as a weight: networkx input is structure
+    G = nx.Graph()
+    G.add_edge("a", "b", **attrs)
+    G.add_edge("b", "c")
+    A = check_adjacency(G)
+    np.testing.assert_array_equal(A.toarray(), [[0, 1, 0], [1, 0, 1], [0, 1, 0]])
+
+
+def test_check_adjacency_multigraph_edges_count_once():
+    G = nx.MultiGraph([(0, 1), (0, 1), (1, 2)])
+    np.testing.assert_array_equal(
+        check_adjacency(G).toarray(), check_adjacency(nx.path_graph(3)).toarray()
+    )
+
+
 def test_check_adjacency_copies():
     A = np.array([[0.0, 1.0], [1.0, 0.0]])
     out = check_adjacency(A)
