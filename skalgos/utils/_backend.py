@@ -24,6 +24,7 @@ joblib does not oversubscribe the machine.
 import contextlib
 import functools
 import os
+import sys
 
 import numpy as np
 import scipy.sparse as sp
@@ -31,6 +32,7 @@ from sklearn import get_config
 
 __all__ = [
     "available_namespaces",
+    "check_array_api_support",
     "cuda_available",
     "cuda_jit",
     "cupy_available",
@@ -39,6 +41,7 @@ __all__ = [
     "get_namespace",
     "is_numpy_namespace",
     "jit",
+    "numba_cache_dir",
     "numba_threads",
     "size",
     "to_device",
@@ -93,6 +96,64 @@ def get_namespace(*arrays, xp=None):
     if not arrays or not get_config().get("array_api_dispatch", False):
         return compat.array_namespace(np.empty(0))
     return compat.array_namespace(*arrays)
+
+
+def _namespace_name(xp):
+    name = getattr(xp, "__name__", type(xp).__name__)
+    return name.removeprefix("array_api_compat.")
+
+
+def check_array_api_support(estimator, *arrays):
+    """Refuse non-NumPy arrays for an estimator that cannot compute with them.
+
+    The one place where an estimator without array API support (its tag
+    ``array_api_support`` is False) meets a CuPy, torch, array-api-strict, ...
+    array while scikit-learn's ``array_api_dispatch`` is on. Without dispatch,
+    input validation converts such arrays to NumPy as scikit-learn does, so
+    nothing is refused. :func:`skalgos.utils.validation.validate_data` calls
+    this first, so every estimator refuses the same way.
+
+    Parameters
+    ----------
+    estimator : estimator instance
+        The estimator about to receive ``arrays``.
+    *arrays : array-like
+        Its inputs; ``None``, lists, sparse matrices and data frames are ignored.
+
+    Raises
+    ------
+    TypeError
+        Naming the estimator, the namespace and the two ways out.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.linear_model import Ridge
+    >>> from skalgos.utils._backend import check_array_api_support
+    >>> check_array_api_support(Ridge(), np.ones((2, 2)))  # NumPy always passes
+    """
+    if not get_config().get("array_api_dispatch", False):
+        return
+    compat = _compat()
+    foreign = [
+        a
+        for a in arrays
+        if _is_array(a) and compat.is_array_api_obj(a) and not compat.is_numpy_array(a)
+    ]
+    if not foreign:
+        return
+    from sklearn.utils import get_tags
+
+    if get_tags(estimator).array_api_support:
+        return
+    names = sorted({_namespace_name(compat.array_namespace(a)) for a in foreign})
+    raise TypeError(
+        f"{type(estimator).__name__} does not support array_api_dispatch=True "
+        f"with {' and '.join(names)} arrays: it computes with NumPy only. Pass "
+        "NumPy arrays (skalgos.utils.to_numpy(X)), or fit it outside "
+        "sklearn.config_context(array_api_dispatch=True), where inputs are "
+        "converted to NumPy."
+    )
 
 
 def is_numpy_namespace(xp):
@@ -223,17 +284,81 @@ def available_namespaces():
 # ---------------------------------------------------------------------------
 
 
+_ANNOUNCED = set()
+
+
+def _announce_compile(dispatcher):
+    """Say once per process and family that its kernels are being compiled."""
+    module = getattr(dispatcher.py_func, "__module__", "") or ""
+    parts = module.split(".")
+    if parts[0] != "skalgos" or len(parts) < 2:
+        return
+    family = parts[1] if parts[1] != "utils" else "shared"
+    if family in _ANNOUNCED:
+        return
+    _ANNOUNCED.add(family)
+    cache = getattr(getattr(dispatcher, "_cache", None), "_cache_path", None)
+    where = f" into {cache}" if cache else ""
+    print(
+        f"skalgos: compiling the {family} kernels with Numba{where}; "
+        "this happens once per install and version.",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
+@functools.lru_cache(maxsize=1)
+def _install_compile_listener():
+    """Listen to Numba's compile event, which fires only on a cache miss."""
+    from numba.core import event
+
+    class _Listener(event.Listener):
+        def on_start(self, ev):
+            _announce_compile(ev.data["dispatcher"])
+
+        def on_end(self, ev):
+            pass
+
+    event.register("numba:compile", _Listener())
+
+
+def numba_cache_dir(kernel):
+    """Where Numba keeps (or would keep) the compiled code of ``kernel``.
+
+    Numba writes next to the source (``__pycache__``) when that directory is
+    writable, as in an editable install or a user's virtual environment, and
+    falls back to the user's cache directory (``~/.cache/numba``, or
+    ``NUMBA_CACHE_DIR`` when set) when the package directory is read-only.
+
+    Parameters
+    ----------
+    kernel : numba dispatcher
+        A kernel compiled with :func:`jit`.
+
+    Returns
+    -------
+    path : str or None
+        ``None`` for a kernel compiled without ``cache=True``.
+    """
+    cache = getattr(kernel, "_cache", None)
+    return getattr(cache, "_cache_path", None)
+
+
 def jit(func=None, *, parallel=False, fastmath=False, cache=True, **kwargs):
     """Compile a CPU kernel with ``numba.njit(cache=True, nogil=True)``.
 
     Works both bare (``@jit``) and with arguments (``@jit(parallel=True)``).
     Numba is imported when the first kernel is decorated, that is when a family's
-    ``_kernels`` module is imported, never by ``import skalgos``.
+    ``_kernels`` module is imported, never by ``import skalgos``. The machine
+    code is cached on disk (see :func:`numba_cache_dir`), so only the first
+    call in a fresh install compiles; that first compile prints one line per
+    family on stderr.
     """
 
     def decorate(f):
         import numba
 
+        _install_compile_listener()
         return numba.njit(
             cache=cache, nogil=True, parallel=parallel, fastmath=fastmath, **kwargs
         )(f)

@@ -5,8 +5,10 @@ Each check takes an estimator instance, fits it on the data its spec gives
 property a user relies on: pickling keeps predictions, ``clone`` works, the
 estimator runs in a ``Pipeline`` and under ``GridSearchCV(n_jobs=2)``, ``fit``
 leaves its inputs alone, a fixed ``random_state`` makes fits repeatable,
-float32 input works or is refused clearly, and, for estimators tagged
-``array_api_support``, every array namespace gives the NumPy answer.
+float32 input works or is refused clearly, float32 stays float32 exactly where
+the tags say so, for estimators tagged ``array_api_support`` every array
+namespace gives the NumPy answer, and the others refuse a foreign namespace with
+one clear error.
 """
 
 import copy
@@ -186,6 +188,87 @@ def check_float32(estimator):
         assert np.all(np.isfinite(out)), "float32 input gave non-finite output"
 
 
+def check_dtype_preservation(estimator):
+    """float32 input gives float32 output exactly where the tags say so.
+
+    A transformer keeps float32 if and only if its
+    ``transformer_tags.preserves_dtype`` lists it, so the tag tells the truth
+    both ways. A regressor's predictions follow a float32 input (the house
+    rule, as in scikit-learn's linear models): scikit-learn has no tag for it.
+    """
+    X, y, fit_params = get_data(estimator)
+    if not (isinstance(X, np.ndarray) and X.dtype.kind == "f"):
+        raise SkipCheck("the check data is not a float array")
+    tags = get_tags(estimator)
+    is_transformer = tags.transformer_tags is not None and hasattr(
+        estimator, "transform"
+    )
+    if not is_transformer and tags.estimator_type != "regressor":
+        raise SkipCheck("neither a transformer nor a regressor: outputs are labels")
+    X32 = X.astype(np.float32)
+    est = _fit(_with_seed(clone(estimator)), X32, y, fit_params)
+    out = to_numpy(est.transform(X32) if is_transformer else est.predict(X32))
+    if sp.issparse(out):
+        out = out.data
+    name = type(estimator).__name__
+    if is_transformer:
+        claimed = "float32" in tags.transformer_tags.preserves_dtype
+        if claimed:
+            assert out.dtype == np.float32, (
+                f"{name}'s tags list float32 in preserves_dtype but float32 input "
+                f"gave {out.dtype} output"
+            )
+        else:
+            assert out.dtype != np.float32, (
+                f"{name} keeps float32 but its tags do not say so: add 'float32' "
+                "to transformer_tags.preserves_dtype"
+            )
+    else:
+        assert out.dtype == np.float32, (
+            f"{name}.predict turned float32 input into {out.dtype} predictions"
+        )
+
+
+def check_array_api_refusal(estimator):
+    """Without array API support, a foreign namespace gets one clear error.
+
+    Under ``array_api_dispatch=True``, fitting on array-api-strict arrays must
+    raise the ``TypeError`` of
+    :func:`skalgos.utils._backend.check_array_api_support`, naming the
+    estimator and the namespace, not an error from deep inside the fit.
+    """
+    if get_tags(estimator).array_api_support:
+        raise SkipCheck("tagged array_api_support (check_array_api_namespaces)")
+    try:
+        import array_api_strict
+    except ImportError:
+        raise SkipCheck("array-api-strict is not installed") from None
+    from sklearn import config_context
+
+    X, y, fit_params = get_data(estimator)
+    if not isinstance(X, np.ndarray):
+        raise SkipCheck("the check data is not a NumPy array")
+    dev = array_api_strict.Device("device1")
+    Xd = to_device(X, dev, xp=array_api_strict)
+    yd = None if y is None else to_device(np.asarray(y), dev, xp=array_api_strict)
+    name = type(estimator).__name__
+    with config_context(array_api_dispatch=True):
+        try:
+            _fit(_with_seed(clone(estimator)), Xd, yd, fit_params)
+        except TypeError as exc:
+            msg = str(exc)
+            assert name in msg and "array_api_strict" in msg, (
+                f"{name} refused array-api-strict input without naming itself and "
+                f"the namespace: {msg}"
+            )
+            return
+    raise AssertionError(
+        f"{name} is not tagged array_api_support but accepted array-api-strict "
+        "input under array_api_dispatch=True: tag it, or refuse through "
+        "skalgos.utils.validation.validate_data"
+    )
+
+
 def check_array_api_namespaces(estimator):
     """Every usable namespace gives NumPy's output, in the input's namespace."""
     if not get_tags(estimator).array_api_support:
@@ -218,7 +301,9 @@ _CHECKS = [
     check_fit_does_not_modify_input,
     check_fit_deterministic,
     check_float32,
+    check_dtype_preservation,
     check_array_api_namespaces,
+    check_array_api_refusal,
 ]
 
 

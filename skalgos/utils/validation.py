@@ -9,13 +9,31 @@ import numbers
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.utils.validation import validate_data as _sklearn_validate_data
+
+from ._backend import check_array_api_support
 
 __all__ = [
     "check_adjacency",
     "check_delays",
     "check_groups",
     "check_point_clouds",
+    "validate_data",
 ]
+
+
+def validate_data(_estimator, /, X="no_validation", y="no_validation", **kwargs):
+    """scikit-learn's ``validate_data``, refusing namespaces the estimator lacks.
+
+    Every skalgos estimator validates its input through this function, so an
+    estimator without array API support meets a CuPy, torch or
+    array-api-strict array under ``array_api_dispatch=True`` with one clear
+    ``TypeError`` (see :func:`skalgos.utils._backend.check_array_api_support`)
+    instead of an error from deep inside the validation. The arguments and the
+    return value are those of :func:`sklearn.utils.validation.validate_data`.
+    """
+    check_array_api_support(_estimator, X, y)
+    return _sklearn_validate_data(_estimator, X=X, y=y, **kwargs)
 
 
 def check_adjacency(G, *, name="G", allow_weights=False, allow_self_loops=False):
