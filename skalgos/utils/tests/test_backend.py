@@ -104,3 +104,81 @@ def test_row_argmin_cuda_kernel_under_simulator():
         timeout=300,
     )
     assert res.returncode == 0 and "ok" in res.stdout, res.stderr
+
+
+_KERNEL = """
+from skalgos.utils._backend import jit
+
+
+@jit
+def double(x):
+    return 2 * x
+"""
+_CALL = (
+    "import kern; kern.double(3); "
+    "print(sum(kern.double.stats.cache_hits.values()), "
+    "sum(kern.double.stats.cache_misses.values()), kern.double._cache._cache_path)"
+)
+
+
+def _call_kernel(directory, cache_home):
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(__file__))))
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env.update(
+        PYTHONPATH=os.pathsep.join([str(directory), root]),
+        XDG_CACHE_HOME=str(cache_home),
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", _CALL],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    hits, misses, path = out.stdout.split(maxsplit=2)
+    return int(hits), int(misses), path.strip()
+
+
+def test_numba_cache_hits_in_the_next_process(tmp_path):
+    # beside the sources when the package directory is writable
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "kern.py").write_text(_KERNEL)
+    first = _call_kernel(tmp_path / "src", tmp_path / "home")
+    second = _call_kernel(tmp_path / "src", tmp_path / "home")
+    assert first[:2] == (0, 1) and second[:2] == (1, 0)
+    assert first[2] == str(tmp_path / "src" / "__pycache__")
+
+
+def test_numba_cache_falls_back_to_user_dir_when_read_only(tmp_path):
+    # a read-only package directory (a system-wide install): the cache goes to
+    # the user's cache directory and still hits. chattr +i makes the directory
+    # read-only even for root, who ignores permission bits.
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "kern.py").write_text(_KERNEL)
+    if subprocess.run(["chattr", "+i", str(src)], capture_output=True).returncode:
+        pytest.skip("cannot make a read-only directory here (chattr +i refused)")
+    try:
+        first = _call_kernel(src, tmp_path / "home")
+        second = _call_kernel(src, tmp_path / "home")
+    finally:
+        subprocess.run(["chattr", "-i", str(src)], check=True)
+    assert not (src / "__pycache__").exists()
+    assert first[:2] == (0, 1) and second[:2] == (1, 0)
+    assert first[2].startswith(str(tmp_path / "home" / "numba"))
+
+
+def test_first_compile_of_a_family_is_announced_once(capsys):
+    from skalgos.utils import _backend
+
+    class FakeDispatcher:
+        py_func = staticmethod(lambda: None)
+
+    FakeDispatcher.py_func.__module__ = "skalgos.fakefamily._kernels"
+    _backend._ANNOUNCED.discard("fakefamily")
+    _backend._announce_compile(FakeDispatcher())
+    _backend._announce_compile(FakeDispatcher())
+    err = capsys.readouterr().err
+    assert err.count("compiling the fakefamily kernels") == 1
+    assert "once per install" in err
