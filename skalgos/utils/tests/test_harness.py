@@ -9,8 +9,6 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.estimator_checks import check_estimator
 from sklearn.utils.validation import check_is_fitted
 
-from skalgos.utils.validation import validate_data
-
 from skalgos.utils._test_common import instance_generator as ig
 from skalgos.utils.estimator_checks import (
     check_array_api_refusal,
@@ -18,6 +16,7 @@ from skalgos.utils.estimator_checks import (
     check_fit_does_not_modify_input,
     check_skalgos_estimator,
 )
+from skalgos.utils.validation import validate_data
 
 
 class ToyMeanRegressor(RegressorMixin, BaseEstimator):
