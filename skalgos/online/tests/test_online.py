@@ -2,9 +2,9 @@
 
 import numpy as np
 import pytest
-from sklearn.base import clone
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sklearn.base import clone
 
 from skalgos.online import (
     BOLD,
