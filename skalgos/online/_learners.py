@@ -723,12 +723,13 @@ class BOLD(_DelayedRegressorMixin, BaseEstimator):
     def _predict_raw(self, x, w):
         est = self._copy(self.t_)
         xf = est._features(x[None, :])[0]
-        self._last = (est, xf)
-        return est._predict_raw(xf, est._point())
+        w = est._point()
+        self._last = (est, w.copy())  # the copy and the point it played
+        return est._predict_raw(xf, w)
 
     def _round_loss(self, loss, margin, y, w):
-        est, xf = self._last
-        return est._round_loss(est._loss(), margin, y, est._point())
+        est, w_played = self._last
+        return est._round_loss(est._loss(), margin, y, w_played)
 
     def _observe(self, s, x, y, w):
         # The copy that played round s takes its feedback, undelayed: it has

@@ -359,7 +359,10 @@ class _ONSSpy:
         def spy_update(x, y, w):
             before = est._w.copy()
             update(x, y, w)
-            self.rows.append((est.t_, x.copy(), float(y), w.copy(), before, est._lam))
+            # the update comes at the end of round t_ - 1
+            self.rows.append(
+                (est.t_ - 1, x.copy(), float(y), w.copy(), before, est._lam)
+            )
 
         est._update = spy_update
 
@@ -792,25 +795,3 @@ def test_classifier_multiclass_message_and_unfitted():
         DelayedOGDClassifier().fit(X, np.arange(9) % 3)
     with pytest.raises(NotFittedError):
         DelayedOGDClassifier().predict(X)
-
-
-@pytest.mark.parametrize("river_delay", [1, 3, 7])
-def test_river_adapter_matches_our_convention(river_delay):
-    from skalgos.online import as_river, river_delay_to_skalgos
-
-    X, y = _stream(60, seed=9)
-    ours = ClippedVAWRegressor(alpha=0.5).fit(
-        X, y, delays=river_delay_to_skalgos(river_delay)
-    )
-    # River's delayed progressive validation: the answer of row i is given
-    # just before question i + delay.
-    model = as_river(ClippedVAWRegressor(alpha=0.5))
-    preds = []
-    for i in range(60):
-        j = i - river_delay
-        if j >= 0:
-            model.learn_one(dict(enumerate(X[j])), y[j])
-        preds.append(model.predict_one(dict(enumerate(X[i]))))
-    np.testing.assert_allclose(preds, ours.online_predictions_, atol=1e-10)
-    with pytest.raises(ValueError, match="missing"):
-        model.predict_one({0: 1.0})
