@@ -588,7 +588,7 @@ class _BaseFederated(BaseEstimator):
             Evaluation data of the source network.
         client_id : array-like of shape (n_samples,)
             Client of each row.
-        f_divergence : {"kl", "chi2"} or None, default=None
+        f_divergence : {"kl", "chi2", "tv"} or None, default=None
             f-divergence shift model; ``None`` (with ``wasserstein_gammas``
             unset) gives the vanilla DKW band.
         wasserstein_gammas : array-like of float, default=None
