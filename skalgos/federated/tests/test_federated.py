@@ -161,6 +161,17 @@ def test_adamasfl_invariant_to_loss_scaling():
     assert np.abs(_params(m1) - _params(m2)).max() > 1e-3
 
 
+def test_adamasfl_auto_server_rate_decays_as_one_over_sqrt_updates():
+    X, y = _iris()
+    kw = dict(n_clients=6, n_rounds=3, local_steps=3, concurrency=3, random_state=1)
+    est = FederatedClassifier(AdaMasFL(buffer_size=2), **kw).fit(X, y)
+    k = est.strategy_state_["updates"]
+    assert k == 3 * 6 // 2
+    assert est.strategy_state_["server_lr"] == pytest.approx(1 / np.sqrt(k))
+    fixed = FederatedClassifier(AdaMasFL(buffer_size=2, server_lr=0.2), **kw).fit(X, y)
+    assert fixed.strategy_state_["server_lr"] == 0.2
+
+
 def test_async_staleness_and_determinism():
     X, y = _iris()
     kw = dict(n_clients=8, n_rounds=3, concurrency=4, random_state=0)
