@@ -946,7 +946,9 @@ def client_adversarial_risk(
         )
     n = X.shape[0]
     margin = S[np.arange(n), t][:, None] - S  # (n, k), 0 at the true class
-    dW = np.linalg.norm(W[t][:, None, :] - W[None, :, :], axis=2)
+    # ||w_y - w_j|| depends on the class pair only: (k, k), then one row per
+    # sample (an (n, k, d) difference array would not fit for large n)
+    dW = np.linalg.norm(W[:, None, :] - W[None, :, :], axis=2)[t]
     with np.errstate(divide="ignore", invalid="ignore"):
         dist = np.where(dW > 0, margin / dW, np.where(margin > 0, np.inf, 0.0))
     dist[np.arange(n), t] = np.inf
