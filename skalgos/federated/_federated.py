@@ -450,7 +450,7 @@ class _BaseFederated(BaseEstimator):
                 )
             )
 
-    def _run(self, X, y, client_id, sample_weight, n_rounds, first):
+    def _run(self, X, y, client_id, sample_weight, n_rounds, first, stacklevel=3):
         data, ctx = self._setup(X, y, client_id, sample_weight, first)
         if first:
             self._jobs = None
@@ -480,7 +480,7 @@ class _BaseFederated(BaseEstimator):
                 "report (dropout / deadline); the server model did not move in "
                 "them.",
                 UserWarning,
-                stacklevel=3,
+                stacklevel=stacklevel,
             )
         final = self.history_[-1]["loss"]
         if final > self._loss0:
@@ -490,7 +490,7 @@ class _BaseFederated(BaseEstimator):
                 f"local learning_rate ({self.learning_rate}) is probably too "
                 "large for this strategy and data.",
                 UserWarning,
-                stacklevel=3,
+                stacklevel=stacklevel,
             )
         return self
 
@@ -516,7 +516,10 @@ class _BaseFederated(BaseEstimator):
         """
         xp = get_namespace(X)
         X, y = validate_data(self, X, y, dtype=[xp.float64, xp.float32])
-        return self._run(X, y, client_id, sample_weight, self.n_rounds, first=True)
+        # warnings point at the caller (past sklearn's fit wrapper)
+        return self._run(
+            X, y, client_id, sample_weight, self.n_rounds, first=True, stacklevel=4
+        )
 
     def partial_fit(self, X, y, client_id=None, sample_weight=None, **kwargs):
         """Run one round (synchronous) or one round of arrivals (asynchronous).
