@@ -8,7 +8,6 @@ from skalgos.metrics import dkw_band, robust_cdf_bound, robust_mean_bound
 from skalgos.metrics._certification import _constants, _f_mean_program, _two_value
 
 
-@pytest.mark.filterwarnings("ignore:.*the bound is vacuous:UserWarning")
 def test_dkw_coverage_monte_carlo():
     # clients' true risks ~ Beta(2, 5); each reports the 0-1 loss on n samples
     rng = np.random.RandomState(0)
