@@ -289,6 +289,11 @@ class _BaseFederated(BaseEstimator):
             return None
         if isinstance(m, Real) and not isinstance(m, Integral):
             m = int(np.ceil(m * n_clients))
+        elif m > n_clients:
+            raise ValueError(
+                f"clients_per_round={m} is larger than the number of clients "
+                f"({n_clients}); pass at most {n_clients}, a fraction, or None."
+            )
         if m >= n_clients:
             return None
         return np.sort(rng.choice(n_clients, size=m, replace=False))

@@ -543,6 +543,8 @@ def test_dropout_rate_and_asynchronous_dropout():
     assert sum(r["n_dropped"] for r in a.history_) > 0
     with pytest.raises(ValueError, match="asynchronous"):
         FederatedClassifier(FedBuff(), clients_per_round=2, **kw).fit(X, y)
+    with pytest.raises(ValueError, match="clients_per_round=9"):
+        FederatedClassifier(n_clients=8, clients_per_round=9).fit(X, y)
 
 
 def test_no_report_rounds_warn():
