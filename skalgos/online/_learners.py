@@ -351,7 +351,10 @@ class DelayedOnlineNewtonStepRegressor(
         # The square loss is 1/r^2-exp-concave at residual r; before any
         # learning r is about y, so 1 / (2 mean y^2) over the labels seen.
         m2 = self._y2 / self._n_updates
-        return 0.5 / max(m2, 1e-12)
+        # floor: labels far below the scale ||x|| radius of the predictions
+        # (e.g. a first label of 0) would make gamma, and 1 / lambda_0, huge
+        scale = (self._xmax * (1.0 if self.radius is None else self.radius)) ** 2
+        return 0.5 / max(m2, 1e-6 * scale, 1e-12)
 
     fit = _fit_context(prefer_skip_nested_validation=True)(_DelayedOnlineMixin.fit)
 
