@@ -47,11 +47,14 @@ _, _, client_id = make_federated(Xtr, ytr, 20, alpha=0.1, min_size=5, random_sta
 # ------------------------
 # Each strategy's learning rate (and FedProx's ``mu``, FedAvg's and FedNova's
 # server step) was picked on its own grid by the benchmark, on validation
-# rows; here they are fixed.
+# rows; here they are fixed. With every client in every round the tuned
+# baselines (FedExP, FedAvg with a server step of 2) end slightly above
+# FedECADO; with a quarter of the clients sampled per round FedECADO ends on
+# top (benchmark regime B, mean of 3 seeds: 0.950 against 0.934).
 tuned = {
-    "FedAvg": (FedAvg(server_lr=1.0), 0.3),
-    "FedProx": (FedProx(mu=0.01), 0.3),
-    "FedNova": (FedNova(server_lr=1.0), 0.3),
+    "FedAvg": (FedAvg(server_lr=2.0), 1.0),
+    "FedProx": (FedProx(mu=0.01), 1.0),
+    "FedNova": (FedNova(server_lr=2.0), 0.3),
     "FedExP": (FedExP(), 0.3),
     "FedECADO": (FedECADO(), 0.3),
 }
