@@ -187,8 +187,7 @@ def dkw_band(
         no_d = RiskCDFBand(band.quantiles, None, None, 0.0, c_n, (lo, hi))
         _warn_vacuous(
             "dkw_band",
-            f"it is at least {_VACUOUS} wide at every client loss; mean widths "
-            "below",
+            f"it is at least {_VACUOUS} wide at every client loss; mean widths below",
             width(no_h)[0],
             width(no_d)[0],
             0.0,  # no shift: the band is the sampling error alone
