@@ -1,6 +1,7 @@
 """FederatedClassifier / FederatedRegressor: in-process federated simulation."""
 
 import heapq
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -8,7 +9,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, _fit_co
 from sklearn.preprocessing import LabelEncoder
 from sklearn.utils import check_random_state
 from sklearn.utils._array_api import check_same_namespace
-from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils._param_validation import HasMethods, Interval, RealNotInt, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (
     _check_sample_weight,
@@ -27,7 +28,7 @@ from ._kernels import (
     n_params,
     unpack,
 )
-from ._strategies import STRATEGIES, FedAvg
+from ._strategies import STRATEGIES, FedAvg, _stack
 
 __all__ = ["FederatedClassifier", "FederatedRegressor"]
 
@@ -100,6 +101,14 @@ class _BaseFederated(BaseEstimator):
         "verbose": ["verbose"],
         "model": [StrOptions({"linear", "mlp"})],
         "hidden_units": [Interval(Integral, 1, None, closed="left")],
+        "clients_per_round": [
+            Interval(Integral, 1, None, closed="left"),
+            Interval(RealNotInt, 0, 1, closed="right"),
+            None,
+        ],
+        "deadline": [Interval(Real, 0, None, closed="neither"), None],
+        "stragglers": [StrOptions({"partial", "drop"})],
+        "dropout": [Interval(Real, 0, 1, closed="left")],
     }
 
     def __init__(
@@ -119,6 +128,10 @@ class _BaseFederated(BaseEstimator):
         verbose=0,
         model="linear",
         hidden_units=16,
+        clients_per_round=None,
+        deadline=None,
+        stragglers="partial",
+        dropout=0.0,
     ):
         self.strategy = strategy
         self.n_clients = n_clients
@@ -134,6 +147,10 @@ class _BaseFederated(BaseEstimator):
         self.verbose = verbose
         self.model = model
         self.hidden_units = hidden_units
+        self.clients_per_round = clients_per_round
+        self.deadline = deadline
+        self.stragglers = stragglers
+        self.dropout = dropout
 
     # ----------------------------------------------------------------- setup
     def _hidden(self):
@@ -264,14 +281,98 @@ class _BaseFederated(BaseEstimator):
         return data, ctx
 
     # ----------------------------------------------------------------- rounds
+    def _participants(self, rng, n_clients):
+        """This round's sampled clients (``None``: all of them, drawing
+        nothing from ``rng``, so a full round is the unsampled one)."""
+        m = self.clients_per_round
+        if m is None:
+            return None
+        if isinstance(m, Real) and not isinstance(m, Integral):
+            m = int(np.ceil(m * n_clients))
+        elif m > n_clients:
+            raise ValueError(
+                f"clients_per_round={m} is larger than the number of clients "
+                f"({n_clients}); pass at most {n_clients}, a fraction, or None."
+            )
+        if m >= n_clients:
+            return None
+        return np.sort(rng.choice(n_clients, size=m, replace=False))
+
     def _sync_round(self, data, ctx):
-        steps = self._steps(ctx.rng, ctx.n_clients)
-        self._W = self.strategy_._sync_round(
-            self.strategy_state_, ctx, data, self._W, steps
-        )
-        self._time += float(np.max(steps * np.asarray(self._speeds)))
+        rng, c = ctx.rng, ctx.n_clients
+        steps = self._steps(rng, c)
+        chosen = self._participants(rng, c)
+        idx = np.arange(c) if chosen is None else chosen
+        speeds = np.asarray(self._speeds)[idx]
+        run = steps[idx].copy()
+        times = run * speeds
+        report = np.ones(idx.shape[0], dtype=bool)
+        cut = np.zeros(idx.shape[0], dtype=bool)
+        if self.deadline is not None:
+            cut = times > self.deadline
+            if self.stragglers == "partial":  # the steps done by the deadline
+                run = np.where(cut, np.floor(self.deadline / speeds), run)
+                run = run.astype(steps.dtype)
+                report &= run >= 1
+            else:
+                report &= ~cut
+        dropped = np.zeros(idx.shape[0], dtype=bool)
+        if self.dropout > 0:
+            dropped = rng.random_sample(idx.shape[0]) < self.dropout
+            report &= ~dropped
+        if self.deadline is not None and (cut.any() or dropped.any()):
+            self._time += float(self.deadline)  # the server waits it out
+        else:
+            self._time += float(np.max(np.where(report, run * speeds, 0.0)))
+        clients = None if report.all() and chosen is None else idx[report]
+        if clients is None or clients.size:
+            self._W = self._train_and_aggregate(data, ctx, run[report], clients)
+        else:
+            self._empty_rounds += 1
         self._version += 1
-        self._record(data, [0])
+        self._record(
+            data,
+            [0],
+            clients=idx[report].tolist(),
+            n_stragglers=int((cut & ~dropped).sum()),
+            n_dropped=int(dropped.sum()),
+        )
+
+    def _train_and_aggregate(self, data, ctx, steps, clients):
+        """Local training of ``clients`` (``None``: all, in order), a check
+        that every client came back finite, and the strategy's aggregation
+        with the weights renormalised over the clients that reported."""
+        strat, state, W = self.strategy_, self.strategy_state_, self._W
+        p_all = ctx.p
+        sub = data
+        if clients is not None:
+            sub = data.subset(clients.tolist())
+            p = data.n[clients] / data.n[clients].sum()
+            ctx.p = ctx.xp.asarray(p, dtype=W.dtype, device=ctx.device)
+        try:
+            kwargs = strat._local_kwargs(state, ctx, W, clients)
+            out = strat._local(
+                ctx, sub, _stack(ctx.xp, W, sub.X.shape[0]), steps, **kwargs
+            )
+            self._check_finite(out["W"], clients)
+            return strat._aggregate(state, ctx, W, out, clients)
+        finally:
+            ctx.p = p_all
+
+    def _check_finite(self, W_clients, clients):
+        xp = get_namespace(W_clients)
+        bad = to_numpy(
+            xp.logical_not(xp.all(xp.isfinite(W_clients), axis=tuple(range(1, 3))))
+        )
+        if bad.any():
+            j = int(np.flatnonzero(bad)[0])
+            i = j if clients is None else int(np.asarray(clients)[j])
+            raise FloatingPointError(
+                f"Round {len(self.history_) + 1}: client {i}'s local model is not "
+                "finite after its local steps (the local training diverged). "
+                f"Lower learning_rate (now {self.learning_rate}) or scale the "
+                "features."
+            )
 
     def _async_round(self, data, ctx):
         c = ctx.n_clients
@@ -283,20 +384,26 @@ class _BaseFederated(BaseEstimator):
             self._jobs, self._seq = [], 0
             for i in ctx.rng.choice(c, size=conc, replace=False):
                 self._dispatch(int(i), data, ctx)
-        stal = []
-        for _ in range(c):
+        stal, arrived = [], []
+        n_dropped = 0
+        while len(stal) < c:
             t, _, i, version, W_sent, out = heapq.heappop(self._jobs)
             self._time = t
-            s = self._version - version
-            stal.append(s)
-            Wn = strat._arrival(state, ctx, self._W, i, out, W_sent, s)
-            if Wn is not None:
-                self._W = Wn
-                self._version += 1
+            if self.dropout > 0 and ctx.rng.random_sample() < self.dropout:
+                n_dropped += 1  # the reply is lost; the client is free again
+            else:
+                s = self._version - version
+                stal.append(s)
+                arrived.append(int(i))
+                self._check_finite(out["W"], np.array([i]))
+                Wn = strat._arrival(state, ctx, self._W, i, out, W_sent, s)
+                if Wn is not None:
+                    self._W = Wn
+                    self._version += 1
             busy = {job[2] for job in self._jobs}
             idle = [j for j in range(c) if j not in busy]
             self._dispatch(int(ctx.rng.choice(idle)), data, ctx)
-        self._record(data, stal)
+        self._record(data, stal, clients=arrived, n_dropped=n_dropped)
 
     def _dispatch(self, i, data, ctx):
         steps = self._steps(ctx.rng, ctx.n_clients)[i : i + 1]
@@ -308,18 +415,33 @@ class _BaseFederated(BaseEstimator):
         self._seq += 1
         heapq.heappush(self._jobs, (finish, self._seq, i, self._version, self._W, out))
 
-    def _record(self, data, staleness):
+    def _server_losses(self, data):
+        """Each client's loss at the model the strategy predicts with."""
         xp = data.xp
         W = self.strategy_._model(self.strategy_state_, self._W)
         W3 = xp.broadcast_to(W[None, ...], (data.X.shape[0],) + tuple(W.shape))
+        return W, W3, to_numpy(client_losses(data, W3))
+
+    def _record(self, data, staleness, clients, n_stragglers=0, n_dropped=0):
+        W, W3, losses = self._server_losses(data)
         p = data.n / data.n.sum()
-        losses = to_numpy(client_losses(data, W3))
+        rnd = len(self.history_) + 1
+        if not np.all(np.isfinite(losses)):
+            i = int(np.flatnonzero(~np.isfinite(losses))[0])
+            raise FloatingPointError(
+                f"Round {rnd}: client {i}'s loss at the server model is "
+                f"{losses[i]} (training diverged). Lower learning_rate (now "
+                f"{self.learning_rate}) or scale the features."
+            )
         rec = {
-            "round": len(self.history_) + 1,
+            "round": rnd,
             "time": self._time,
             "loss": float(np.sum(p * losses)),
-            "staleness_mean": float(np.mean(staleness)),
-            "staleness_max": int(np.max(staleness)),
+            "staleness_mean": float(np.mean(staleness)) if staleness else 0.0,
+            "staleness_max": int(np.max(staleness)) if staleness else 0,
+            "clients": clients,
+            "n_stragglers": n_stragglers,
+            "n_dropped": n_dropped,
         }
         if data.task == "classification":
             rec["accuracy"] = float(np.sum(p * to_numpy(client_accuracy(data, W3))))
@@ -328,18 +450,53 @@ class _BaseFederated(BaseEstimator):
         if self.verbose:
             print(
                 f"[{type(self).__name__}] "
-                + ", ".join(f"{k}={v:.4g}" for k, v in rec.items())
+                + ", ".join(
+                    f"{k}={len(v) if k == 'clients' else v:.4g}" for k, v in rec.items()
+                )
             )
 
-    def _run(self, X, y, client_id, sample_weight, n_rounds, first):
+    def _run(self, X, y, client_id, sample_weight, n_rounds, first, stacklevel=3):
         data, ctx = self._setup(X, y, client_id, sample_weight, first)
         if first:
             self._jobs = None
-        for _ in range(n_rounds):
-            if self.strategy_._asynchronous:
-                self._async_round(data, ctx)
-            else:
-                self._sync_round(data, ctx)
+            p = data.n / data.n.sum()
+            self._loss0 = float(np.sum(p * self._server_losses(data)[2]))
+        if self.strategy_._asynchronous and (
+            self.clients_per_round is not None or self.deadline is not None
+        ):
+            raise ValueError(
+                f"{type(self.strategy_).__name__} is asynchronous: it runs "
+                "`concurrency` clients at a time on the clock, so "
+                "clients_per_round and deadline (synchronous rounds) do not "
+                "apply; leave them None (dropout applies to both)."
+            )
+        self._empty_rounds = 0
+        # overflow is caught by the explicit finiteness checks, which name
+        # the round and the client
+        with np.errstate(over="ignore", invalid="ignore"):
+            for _ in range(n_rounds):
+                if self.strategy_._asynchronous:
+                    self._async_round(data, ctx)
+                else:
+                    self._sync_round(data, ctx)
+        if self._empty_rounds:
+            warnings.warn(
+                f"{self._empty_rounds} of {n_rounds} rounds had no client "
+                "report (dropout / deadline); the server model did not move in "
+                "them.",
+                UserWarning,
+                stacklevel=stacklevel,
+            )
+        final = self.history_[-1]["loss"]
+        if final > self._loss0:
+            warnings.warn(
+                f"The training loss went up from {self._loss0:.4g} (starting "
+                f"model) to {final:.4g} after {len(self.history_)} rounds: the "
+                f"local learning_rate ({self.learning_rate}) is probably too "
+                "large for this strategy and data.",
+                UserWarning,
+                stacklevel=stacklevel,
+            )
         return self
 
     @_fit_context(prefer_skip_nested_validation=False)
@@ -364,7 +521,10 @@ class _BaseFederated(BaseEstimator):
         """
         xp = get_namespace(X)
         X, y = validate_data(self, X, y, dtype=[xp.float64, xp.float32])
-        return self._run(X, y, client_id, sample_weight, self.n_rounds, first=True)
+        # warnings point at the caller (past sklearn's fit wrapper)
+        return self._run(
+            X, y, client_id, sample_weight, self.n_rounds, first=True, stacklevel=4
+        )
 
     def partial_fit(self, X, y, client_id=None, sample_weight=None, **kwargs):
         """Run one round (synchronous) or one round of arrivals (asynchronous).
@@ -436,7 +596,7 @@ class _BaseFederated(BaseEstimator):
             Evaluation data of the source network.
         client_id : array-like of shape (n_samples,)
             Client of each row.
-        f_divergence : {"kl", "chi2"} or None, default=None
+        f_divergence : {"kl", "chi2", "tv"} or None, default=None
             f-divergence shift model; ``None`` (with ``wasserstein_gammas``
             unset) gives the vanilla DKW band.
         wasserstein_gammas : array-like of float, default=None
@@ -562,6 +722,25 @@ class FederatedClassifier(ClassifierMixin, _BaseFederated):
         layer drawn from ``random_state``).
     hidden_units : int, default=16
         Width of the MLP's hidden layer.
+    clients_per_round : int, float or None, default=None
+        Synchronous strategies: clients sampled uniformly (without
+        replacement, from ``random_state``) each round, as a count or a
+        fraction of ``n_clients``; ``None`` (or all of them) runs everyone
+        and draws nothing, so it is the unsampled run exactly. The client
+        weights ``p_i`` are renormalised over the clients that report.
+    deadline : float or None, default=None
+        Synchronous strategies: the server waits at most this much simulated
+        time per round (client ``i`` needs ``client_speeds_[i]`` per local
+        step). A round in which a client was cut or dropped lasts
+        ``deadline``.
+    stragglers : {"partial", "drop"}, default="partial"
+        What happens to a client that misses the deadline: it reports the
+        steps done by then (``floor(deadline / speed)``, none: no report),
+        or its work is discarded.
+    dropout : float in [0, 1), default=0.0
+        Probability that a client's reply is lost (seeded): a synchronous
+        participant does not report that round; an asynchronous job's
+        result never arrives and the client is dispatched again.
 
     Attributes
     ----------
@@ -582,7 +761,9 @@ class FederatedClassifier(ClassifierMixin, _BaseFederated):
         Simulated time per local step of each client (lognormal(0, 1)).
     history_ : list of dict
         Per round: ``round``, ``time`` (simulated), ``loss``, ``accuracy``
-        (training, client-weighted), ``staleness_mean``, ``staleness_max``.
+        (training, client-weighted), ``staleness_mean``, ``staleness_max``,
+        ``clients`` (the clients that reported, in order), ``n_stragglers``
+        (cut by the deadline) and ``n_dropped`` (lost replies).
     strategy_ : strategy object
         The fitted copy of ``strategy``.
     strategy_state_ : dict
@@ -595,6 +776,11 @@ class FederatedClassifier(ClassifierMixin, _BaseFederated):
     With array API
     dispatch on, the client engine and the fitted attributes follow the input
     namespace and device; mini-batch indices are drawn with NumPy.
+
+    Training fails loudly: a client whose local model or loss is not finite
+    raises ``FloatingPointError`` naming the round and the client, and a
+    training loss that ends above the starting model's gives a warning
+    (the learning rate is too large).
 
     References
     ----------
@@ -719,6 +905,25 @@ class FederatedRegressor(RegressorMixin, _BaseFederated):
         layer drawn from ``random_state``).
     hidden_units : int, default=16
         Width of the MLP's hidden layer.
+    clients_per_round : int, float or None, default=None
+        Synchronous strategies: clients sampled uniformly (without
+        replacement, from ``random_state``) each round, as a count or a
+        fraction of ``n_clients``; ``None`` (or all of them) runs everyone
+        and draws nothing, so it is the unsampled run exactly. The client
+        weights ``p_i`` are renormalised over the clients that report.
+    deadline : float or None, default=None
+        Synchronous strategies: the server waits at most this much simulated
+        time per round (client ``i`` needs ``client_speeds_[i]`` per local
+        step). A round in which a client was cut or dropped lasts
+        ``deadline``.
+    stragglers : {"partial", "drop"}, default="partial"
+        What happens to a client that misses the deadline: it reports the
+        steps done by then (``floor(deadline / speed)``, none: no report),
+        or its work is discarded.
+    dropout : float in [0, 1), default=0.0
+        Probability that a client's reply is lost (seeded): a synchronous
+        participant does not report that round; an asynchronous job's
+        result never arrives and the client is dispatched again.
 
     Attributes
     ----------
@@ -736,7 +941,8 @@ class FederatedRegressor(RegressorMixin, _BaseFederated):
         Simulated time per local step of each client.
     history_ : list of dict
         Per round: ``round``, ``time``, ``loss``, ``staleness_mean``,
-        ``staleness_max``.
+        ``staleness_max``, ``clients``, ``n_stragglers``, ``n_dropped`` (as
+        in :class:`FederatedClassifier`).
     strategy_ : strategy object
         The fitted copy of ``strategy``.
     strategy_state_ : dict

@@ -11,6 +11,7 @@ to the arrays' device.
 import numpy as np
 
 from ..utils._backend import device as _device
+from ..utils._backend import to_numpy
 
 
 class ClientData:
@@ -180,6 +181,7 @@ def local_sgd(
     eps=1e-12,
     grad_scale=1.0,
     ecado=None,
+    trace=None,
 ):
     """Run every client's local algorithm in lock-step.
 
@@ -207,6 +209,11 @@ def local_sgd(
     ecado : dict, optional
         FedECADO's adaptive step control: keys ``step_init``, ``step_max``,
         ``lte_tol``, ``window``.
+    trace : list, optional
+        If given, one dict per step is appended (NumPy arrays over the
+        clients): ``active`` mask, ``step`` taken and, with ``ecado``, the
+        direction change ``||v_j - v_{j-1}||_inf`` the controller saw
+        (``None`` at the first step). For inspecting the step control.
 
     Returns
     -------
@@ -227,6 +234,7 @@ def local_sgd(
         dt = xp.full((c,), ecado["step_init"], dtype=dt_type, device=data.device)
         window = ecado["window"]
     for j in range(int(np.max(steps)) if len(steps) else 0):
+        change = None
         active = xp.astype(steps_x > j, dt_type)
         if ecado is not None:
             # a client stops once its local time reaches the window
@@ -260,6 +268,14 @@ def local_sgd(
         else:
             step = active * learning_rate
         W = W - step[:, None, None] * d
+        if trace is not None:
+            trace.append(
+                {
+                    "active": to_numpy(active),
+                    "step": to_numpy(step),
+                    "change": None if change is None else to_numpy(change),
+                }
+            )
         tau = tau + step
         taken = taken + active
         last = xp.where(active[:, None, None] > 0, d, last)

@@ -12,7 +12,7 @@ from ._learners import (
     DelayedOnlineNewtonStepClassifier,
     DelayedOnlineNewtonStepRegressor,
 )
-from ._river import RiverAdapter, as_river, river_delay_to_skalgos
+from ._river import as_river, river_delay_to_skalgos
 
 __all__ = [
     "AsyncMiniBatchRegressor",
@@ -25,10 +25,18 @@ __all__ = [
     "DelayedOnlineNewtonStepRegressor",
     "DelayedScore",
     "QuantileMiniBatcher",
-    "RiverAdapter",
     "as_river",
     "river_delay_to_skalgos",
     "delayed_progressive_score",
     "delays",
     "quantile_batch_size",
 ]
+
+
+def __getattr__(name):
+    # RiverRegressor / RiverClassifier: made on first access (needs River)
+    from . import _river
+
+    if name in _river._LAZY:
+        return getattr(_river, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

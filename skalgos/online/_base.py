@@ -88,28 +88,39 @@ class _DelayedOnlineMixin:
     def _encode_y(self, y):
         return np.asarray(y, dtype=float)
 
+    def _play(self, x):
+        """Round ``t_``: predict ``x`` with the current state.
+
+        Counts the labels missing now; returns the raw margin and a copy of
+        the point played (the caller records the round as pending and
+        advances ``t_``).
+        """
+        sigma = len(self.pending_)
+        self.sigma_max_ = max(self.sigma_max_, sigma)
+        self._sigma_sum += sigma + 1
+        w = self._point()
+        margin = self._predict_raw(x, w)
+        self.online_predictions_.append(self._decode_prediction(margin))
+        return margin, w.copy()
+
     def _run(self, X, y, delays):
         Xf = self._features(X)
         yy = self._encode_y(y)
         loss = self._loss()
         for i in range(Xf.shape[0]):
             x = Xf[i]
-            sigma = len(self.pending_)
-            self.sigma_max_ = max(self.sigma_max_, sigma)
-            self._sigma_sum += sigma + 1
-            w = self._point()
-            margin = self._predict_raw(x, w)
-            self.online_predictions_.append(self._decode_prediction(margin))
+            margin, w = self._play(x)
             self.losses_.append(float(self._round_loss(loss, margin, yy[i], w)))
             d = int(delays[i])
             self.d_tot_ += d
             self.d_max_ = max(self.d_max_, d)
-            heapq.heappush(self.pending_, (self.t_ + d, self.t_, x, yy[i], w.copy()))
-            while self.pending_ and self.pending_[0][0] <= self.t_:
+            heapq.heappush(self.pending_, (self.t_ + d, self.t_, x, yy[i], w))
+            self.t_ += 1
+            # the labels due at the end of this round (arrival round < t_)
+            while self.pending_ and self.pending_[0][0] < self.t_:
                 _, s, xs, ys, ws = heapq.heappop(self.pending_)
                 self._observe(s, xs, ys, ws)
                 self.n_observed_ += 1
-            self.t_ += 1
 
     def _round_loss(self, loss, margin, y, w):
         return loss.value(margin, y)

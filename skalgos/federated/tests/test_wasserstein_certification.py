@@ -91,6 +91,7 @@ def _adversarial_grid(r, rng, gammas=(1.0, 10.0)):
     return {g: np.minimum(1.0, r + rng.uniform(0, 0.3, r.shape) / g) for g in gammas}
 
 
+@pytest.mark.filterwarnings("ignore:.*the bound is vacuous:UserWarning")
 def test_wasserstein_equals_vanilla_at_radius_zero():
     rng = np.random.RandomState(3)
     r = rng.beta(2, 5, size=150)
@@ -224,6 +225,7 @@ def test_wasserstein_bad_input():
         client_adversarial_risk(object(), X, y, [1.0])
 
 
+@pytest.mark.filterwarnings("ignore:.*the bound is vacuous:UserWarning")
 def test_classifier_certify_wasserstein():
     from sklearn.datasets import load_digits
     from sklearn.preprocessing import scale

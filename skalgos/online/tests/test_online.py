@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sklearn.base import clone
 
 from skalgos.online import (
     BOLD,
@@ -347,23 +348,52 @@ def test_adaptive_delayed_ftrl_regret_below_bound(model):
     assert bound < G * 2 * R * T
 
 
+class _ONSSpy:
+    """Record each delayed-ONS update: the round, the played point, the
+    iterate before the step, the ridge ``lambda_k`` and the step taken."""
+
+    def __init__(self, est):
+        self.rows = []
+        update = est._update
+
+        def spy_update(x, y, w):
+            before = est._w.copy()
+            update(x, y, w)
+            # the update comes at the end of round t_ - 1
+            self.rows.append(
+                (est.t_ - 1, x.copy(), float(y), w.copy(), before, est._lam)
+            )
+
+        est._update = spy_update
+
+
+def _logistic_stream(T, seed, n=3):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(T, n)) / np.sqrt(n)
+    w = np.linspace(1.0, -1.0, n)
+    y = (X @ w + 0.5 * rng.normal(size=T) > 0).astype(int)
+    return X, y
+
+
 @pytest.mark.parametrize("model", [Constant(0)] + _DELAYS, ids=repr)
-def test_delayed_ons_regret_below_bound(model):
+def test_delayed_ons_adaptive_regret_below_bound(model):
     # Logistic loss with ||x|| <= X on the ball of radius R: G = X, alpha =
-    # exp(-X R), gamma = min(1/(4 G D), alpha) / 2, epsilon = 1 / (gamma D)^2.
-    # Exp-concavity (Hazan, Lemma 4.3) at the played point x_s:
-    #   f_s(x_s) - f_s(u) <= <g, x_s - u> - gamma/2 <g, x_s - u>^2.
-    # The ONS telescoping in the A_k-norm over the updates (A_k includes g_k)
-    # gives sum_k a_k <= sum_k g^T A_k^{-1} g / (2 gamma) + gamma/2 sum_k a_k^2
-    # + gamma eps R^2 / 2, with a_k = <g, w_k - u> at the iterate w_k updated.
-    # With b_k = <g, x_s - w_k> (0 without delays), the round's excess over the
-    # telescoped a_k is (a + b) - gamma/2 (a + b)^2 - (a - gamma/2 a^2)
-    # = b - gamma a b - gamma b^2 / 2 <= |b| (1 + gamma G D). Log-det:
-    # sum_k g^T A_k^{-1} g <= ln det(A_K / eps). Unobserved rounds cost <= G D.
+    # exp(-X R), gamma = min(1/(4 G D), alpha) / 2 (Hazan, Lemma 4.3):
+    #   f_s(x_s) - f_s(u) <= <g, x_s - u> - gamma/2 <g, x_s - u>^2
+    # at the point x_s played in round s. The update k (arrival order) is
+    # w_{k+1} = Proj^{A_k}(w_k - A_k^{-1} g_k), A_k = lambda_k I + gamma
+    # sum_{j<=k} g_j g_j^T, with the delay ridge lambda_k non-decreasing.
+    # Pythagoras in the A_k-norm and telescoping, with A_k - A_{k-1} =
+    # (lambda_k - lambda_{k-1}) I + gamma g_k g_k^T and ||w - u|| <= D:
+    #   sum_k a_k - gamma/2 a_k^2 <= lambda_K D^2 / 2 + sum_k g^T A_k^{-1} g / 2,
+    # a_k = <g_k, w_k - u>. The played point differs from w_k by b_k =
+    # <g, x_s - w_k>, costing |b_k| (1 + gamma G D) per round; an unobserved
+    # round costs <= G D. Log-det: sum_k g^T A_k^{-1} g <= ln det(I + gamma
+    # sum g g^T / lambda_0) / gamma; each step moves ||w_{j+1} - w_j|| <=
+    # sqrt(g^T A_j^{-1} g / lambda_j) <= G / lambda_j, so the ridge that grows
+    # with the missing labels is what keeps the stale term small.
     T, R = 600, 1.0
-    rng = np.random.default_rng(11)
-    X = rng.normal(size=(T, 3)) / np.sqrt(3)
-    y = (X @ np.array([1.0, -1.0, 0.5]) + 0.5 * rng.normal(size=T) > 0).astype(int)
+    X, y = _logistic_stream(T, 11)
     d = model.sample(T, 0)
     xm = np.max(np.linalg.norm(X, axis=1))
     G, Dm = xm, 2 * R
@@ -371,31 +401,101 @@ def test_delayed_ons_regret_below_bound(model):
     eps = 1 / (gamma * Dm) ** 2
     kw = dict(radius=R, gamma=gamma, epsilon=eps, fit_intercept=False)
     est = DelayedOnlineNewtonStepClassifier(**kw)
-    spy = _Spy(est)
+    spy = _ONSSpy(est)
     est.fit(X, y, delays=d)
     s = delayed_progressive_score(DelayedOnlineNewtonStepClassifier(**kw), X, y, d)
-    np.testing.assert_allclose(s.losses, est.losses_)
-    A = eps * np.eye(3)
-    stale = 0.0
-    for x, yy, w_played, w_now in spy.updates:
+    np.testing.assert_allclose(s.losses, est.losses_)  # the spy changed nothing
+    rounds, lams, grads, stale, moves = [], [], [], [], []
+    A = gamma * eps * np.eye(3)
+    M = np.zeros((3, 3))
+    ga = 0.0
+    for k, (t, x, yy, w_played, w_now, lam) in enumerate(spy.rows):
         sgn = 1.0 if yy == 1.0 else -1.0
         g = -sgn / (1 + np.exp(sgn * (w_played @ x))) * x
-        A += np.outer(g, g)
-        stale += abs(g @ (w_played - w_now))
-    K = len(spy.updates)
-    logdet = np.linalg.slogdet(A / eps)[1]
-    bound = logdet / (2 * gamma) + gamma * eps * R**2 / 2
-    bound += (1 + gamma * G * Dm) * stale + G * Dm * (T - K)
+        M += gamma * np.outer(g, g)
+        A = lam * np.eye(3) + M
+        ga += g @ np.linalg.solve(A, g)
+        w_next = spy.rows[k + 1][4] if k + 1 < len(spy.rows) else est._w
+        moves.append(np.linalg.norm(w_next - w_now))
+        assert moves[-1] <= np.sqrt(g @ np.linalg.solve(A, g) / lam) + 1e-12
+        stale.append(abs(g @ (w_played - w_now)))
+        rounds.append(t)
+        lams.append(lam)
+        grads.append(g)
+    lams, rounds, stale = np.array(lams), np.array(rounds), np.array(stale)
+    K = len(spy.rows)
+    lam0 = gamma * eps
     assert K == len(_observed(d)[0])
+    assert np.all(np.diff(lams) >= 0) and lams[0] >= lam0
+    sig = _sigmas(d)
+    obs, arrive = _observed(d)
+    # The played point of round s_k is w after the updates of rounds < s_k.
+    for k, s_k in enumerate(obs):
+        between = [j for j in range(k) if rounds[j] >= s_k]
+        path = sum(moves[j] for j in between)
+        assert stale[k] <= np.linalg.norm(grads[k]) * path + 1e-12
+        assert path <= sum(G / lams[j] for j in between) + 1e-12
     if not np.any(d):
-        # Undelayed, this is Hazan's Theorem 4.5 chain: with eps = 1/(gamma D)^2,
-        # regret <= (n / (2 gamma)) ln(1 + T G^2 / (n eps)) + 1 / (8 gamma).
-        assert stale == 0.0
-        assert bound <= 3 / (2 * gamma) * np.log1p(T * G**2 / (3 * eps)) + 1 / (
-            8 * gamma
-        )
+        assert np.all(lams == lam0) and stale.sum() == 0.0
+    else:
+        assert lams[-1] > lam0  # the delay ridge grew
+        assert lams[-1] <= lam0 + G / Dm * np.sqrt(sig.sum()) + 1e-12
+    logdet = np.linalg.slogdet(np.eye(3) + M / lam0)[1]
+    assert ga <= logdet / gamma + 1e-9
+    bound = lams[-1] * Dm**2 / 2 + ga / 2
+    bound += (1 + gamma * G * Dm) * stale.sum() + G * Dm * (T - K)
     assert s.regret <= bound
     assert bound < G * Dm * T
+
+
+def test_delayed_ons_step_shrinks_as_feedback_is_outstanding():
+    # Same state, same feedback: round n0's label arrives after m further
+    # rounds whose own labels never come back, so nothing else moves the
+    # learner and only the outstanding count differs. The step it takes
+    # must not grow with m (it grew before the fix: gamma was lowered, which
+    # lengthens the step A^{-1} g / gamma).
+    X, y = _stream(160, n=4, seed=3)
+    n0 = 40
+    for est in (
+        DelayedOnlineNewtonStepRegressor(),
+        DelayedOnlineNewtonStepRegressor(gamma="theory"),
+        DelayedOnlineNewtonStepClassifier(),
+    ):
+        yy = (y > 0).astype(int) if hasattr(est, "predict_proba") else y
+        steps = []
+        for m in (0, 5, 20, 80):
+            d = np.zeros(n0 + 1 + m, dtype=int)
+            d[n0] = m
+            d[n0 + 1 :] = 10**6
+            e = clone(est).fit(X[:n0], yy[:n0])
+            before = e.coef_.copy()
+            e.partial_fit(X[n0 : n0 + 1 + m], yy[n0 : n0 + 1 + m], delays=d[n0:])
+            assert e.n_observed_ == n0 + 1
+            steps.append(np.linalg.norm(e.coef_ - before))
+        assert steps[0] > 0
+        assert np.all(np.diff(steps) <= 1e-15), (est, steps)
+        assert steps[-1] < 0.5 * steps[0], (est, steps)
+
+
+def test_delayed_ons_defaults_do_not_lose_to_delayed_ogd():
+    # Standardised streams, both learners at their defaults.
+    from sklearn.datasets import load_breast_cancer, make_friedman1
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = make_friedman1(1500, noise=1.0, random_state=0)
+    X = StandardScaler().fit_transform(X)
+    y = (y - y.mean()) / y.std()
+    d = Constant(20).sample(len(y))
+    ons = DelayedOnlineNewtonStepRegressor().fit(X, y, delays=d)
+    ogd = DelayedOGDRegressor().fit(X, y, delays=d)
+    assert np.mean(ons.losses_) < np.mean(ogd.losses_)
+    Xb, yb = load_breast_cancer(return_X_y=True)
+    perm = np.random.default_rng(0).permutation(len(yb))
+    Xb, yb = StandardScaler().fit_transform(Xb)[perm], yb[perm]
+    d = UniformInt(0, 20).sample(len(yb), 0)
+    ons = DelayedOnlineNewtonStepClassifier().fit(Xb, yb, delays=d)
+    ogd = DelayedOGDClassifier().fit(Xb, yb, delays=d)
+    assert np.mean(ons.losses_) < np.mean(ogd.losses_)
 
 
 # -- the A-norm projection (Lanczos on the trust-region subproblem) -------------
@@ -695,25 +795,3 @@ def test_classifier_multiclass_message_and_unfitted():
         DelayedOGDClassifier().fit(X, np.arange(9) % 3)
     with pytest.raises(NotFittedError):
         DelayedOGDClassifier().predict(X)
-
-
-@pytest.mark.parametrize("river_delay", [1, 3, 7])
-def test_river_adapter_matches_our_convention(river_delay):
-    from skalgos.online import as_river, river_delay_to_skalgos
-
-    X, y = _stream(60, seed=9)
-    ours = ClippedVAWRegressor(alpha=0.5).fit(
-        X, y, delays=river_delay_to_skalgos(river_delay)
-    )
-    # River's delayed progressive validation: the answer of row i is given
-    # just before question i + delay.
-    model = as_river(ClippedVAWRegressor(alpha=0.5))
-    preds = []
-    for i in range(60):
-        j = i - river_delay
-        if j >= 0:
-            model.learn_one(dict(enumerate(X[j])), y[j])
-        preds.append(model.predict_one(dict(enumerate(X[i]))))
-    np.testing.assert_allclose(preds, ours.online_predictions_, atol=1e-10)
-    with pytest.raises(ValueError, match="missing"):
-        model.predict_one({0: 1.0})
