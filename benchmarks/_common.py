@@ -6,7 +6,9 @@ Every ``benchmarks/<family>.py`` is one script, one run: parameters at the top,
 """
 
 import argparse
+import os
 import platform
+import subprocess
 import sys
 import time
 from contextlib import contextmanager
@@ -54,13 +56,31 @@ def markdown_table(header, rows):
     return "\n".join(lines)
 
 
-def report(args, title, sections, command=None):
+def cpu_model():
+    """The CPU's model name (``lscpu``'s "Model name"), for every results file."""
+    try:
+        out = subprocess.run(
+            ["lscpu"], capture_output=True, text=True, timeout=10, check=True
+        ).stdout
+        for line in out.splitlines():
+            if line.startswith("Model name:"):
+                return line.split(":", 1)[1].strip()
+    except (OSError, subprocess.SubprocessError):
+        pass
+    return platform.processor() or "unknown CPU"
+
+
+def report(args, title, sections, command=None, notes=()):
     """Print and write the benchmark report.
+
+    The header names the command, the date, the CPU model and the core count.
 
     Parameters
     ----------
     sections : list of (heading, header, rows)
         One table per claim; put the baseline and the ratio in each.
+    notes : sequence of str
+        Paragraphs printed under the header.
     """
     if command is None:
         # name the script from the repository root, wherever it was run from
@@ -77,9 +97,11 @@ def report(args, title, sections, command=None):
         f"Command: `{command}`  ",
         f"Date: {datetime.now(timezone.utc):%Y-%m-%d %H:%M UTC}; "
         f"machine: {platform.machine()}, {platform.python_version()}; "
-        f"quick={args.quick}",
+        f"CPU: {cpu_model()}, {os.cpu_count()} cores; quick={args.quick}",
         "",
     ]
+    for note in notes:
+        parts += [note, ""]
     for heading, header, rows in sections:
         parts += [f"## {heading}", "", markdown_table(header, rows), ""]
     text = "\n".join(parts)
