@@ -11,15 +11,12 @@ from sklearn.utils import check_random_state
 from sklearn.utils._array_api import check_same_namespace
 from sklearn.utils._param_validation import HasMethods, Interval, RealNotInt, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import (
-    _check_sample_weight,
-    check_is_fitted,
-    validate_data,
-)
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from ..datasets._federated import _dirichlet_partition, _iid_partition, _strata
 from ..utils._backend import device as _device
 from ..utils._backend import get_namespace, is_numpy_namespace, to_numpy
+from ..utils.validation import validate_data
 from ._kernels import (
     ClientData,
     client_accuracy,

@@ -16,9 +16,9 @@ import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
-from ..utils.validation import check_delays
+from ..utils.validation import check_delays, float_dtype, validate_data
 from .delays import DelayModel, HeavyTailed
 
 __all__ = ["AsyncMiniBatchRegressor", "QuantileMiniBatcher", "quantile_batch_size"]
@@ -308,5 +308,6 @@ class AsyncMiniBatchRegressor(RegressorMixin, BaseEstimator):
     def predict(self, X):
         """Linear prediction with the final weights."""
         check_is_fitted(self, "_w")
+        dtype = float_dtype(X)
         X = validate_data(self, X, reset=False, dtype=np.float64)
-        return self._features(X) @ self._w
+        return (self._features(X) @ self._w).astype(dtype, copy=False)

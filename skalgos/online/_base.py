@@ -13,9 +13,9 @@ import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.multiclass import type_of_target
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
-from ..utils.validation import check_delays
+from ..utils.validation import check_delays, float_dtype, validate_data
 
 
 class _SquaredLoss:
@@ -237,8 +237,9 @@ class _DelayedRegressorMixin(RegressorMixin, _DelayedOnlineMixin):
         Returns
         -------
         y_pred : ndarray of shape (n_samples,)
+            float32 for float32 ``X``, else float64.
         """
-        return self._decision(X)
+        return self._decision(X).astype(float_dtype(X), copy=False)
 
 
 class _DelayedClassifierMixin(ClassifierMixin, _DelayedOnlineMixin):

@@ -523,7 +523,9 @@ class ClippedVAWRegressor(_DelayedRegressorMixin, BaseEstimator):
         self._Y = max(self._Y, abs(float(y)))
 
     def _decision(self, X):
-        from sklearn.utils.validation import check_is_fitted, validate_data
+        from sklearn.utils.validation import check_is_fitted
+
+        from ..utils.validation import validate_data
 
         check_is_fitted(self, "t_")
         X = validate_data(self, X, reset=False, dtype=np.float64)
@@ -744,11 +746,15 @@ class BOLD(_DelayedRegressorMixin, BaseEstimator):
 
     def predict(self, X):
         """Mean prediction of the copies."""
-        from sklearn.utils.validation import check_is_fitted, validate_data
+        from sklearn.utils.validation import check_is_fitted
+
+        from ..utils.validation import float_dtype, validate_data
 
         check_is_fitted(self, "estimators_")
+        dtype = float_dtype(X)
         X = validate_data(self, X, reset=False, dtype=np.float64)
-        return np.mean([e._decision(X) for e in self.estimators_], axis=0)
+        pred = np.mean([e._decision(X) for e in self.estimators_], axis=0)
+        return pred.astype(dtype, copy=False)
 
     @property
     def coef_(self):

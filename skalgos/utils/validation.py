@@ -18,8 +18,31 @@ __all__ = [
     "check_delays",
     "check_groups",
     "check_point_clouds",
+    "float_dtype",
     "validate_data",
 ]
+
+
+def float_dtype(X):
+    """The float dtype an estimator's real-valued output should have for ``X``.
+
+    float32 for float32 input (the house rule: predictions and transforms keep
+    a float32 input's precision, as scikit-learn's linear models do), float64
+    for anything else (float64, integers, lists, sparse float64, ...).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skalgos.utils.validation import float_dtype
+    >>> float_dtype(np.ones(2, dtype=np.float32)), float_dtype([1, 2])
+    (<class 'numpy.float32'>, <class 'numpy.float64'>)
+    """
+    dtype = getattr(X, "dtype", None)
+    try:
+        is32 = dtype is not None and np.dtype(dtype) == np.float32
+    except TypeError:  # a dtype of another namespace (torch, array-api-strict)
+        is32 = "float32" in str(dtype)
+    return np.float32 if is32 else np.float64
 
 
 def validate_data(_estimator, /, X="no_validation", y="no_validation", **kwargs):
