@@ -907,14 +907,17 @@ class MaximumIndependentSet(BaseEstimator):
         gamma_prime = float(self.gamma_prime)
         if isinstance(self.gamma, str):  # "auto"
             s_est = 1.2 * int(greedy.sum())
-            gamma = 1.2 * (max(c.max(), 1e-12) + gamma_prime * max(s_est - 1.0, 0.0))
+            gamma = 1.2 * (float(c.max()) + gamma_prime * max(s_est - 1.0, 0.0))
+            gamma = max(gamma, 1e-12)
         else:
             gamma = float(self.gamma)
+        gamma = float(gamma)  # Python floats: array-api-strict refuses NumPy scalars
         self.gamma_ = gamma
         if isinstance(self.learning_rate, str):  # "auto"
-            lr = _AUTO_LR_TIMES_GAMMA / max(gamma, 1e-12)
+            lr = _AUTO_LR_TIMES_GAMMA / gamma
         else:
             lr = float(self.learning_rate)
+        lr = float(lr)
         self.learning_rate_ = lr
 
         if isinstance(self.init, str):
