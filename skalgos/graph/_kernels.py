@@ -427,7 +427,7 @@ N_FLOAT_SCALARS = 4
 _FORCE_CANDIDATES = 4
 
 
-@jit
+@jit(inline="always")
 def _rand(rng):
     """xorshift64*: next 64-bit value; ``rng`` is a uint64 array of one."""
     x = rng[0]
@@ -438,19 +438,19 @@ def _rand(rng):
     return x * np.uint64(2685821657736338717)
 
 
-@jit
+@jit(inline="always")
 def _randint(rng, m):
     """Uniform integer in ``[0, m)`` (``m >= 1``)."""
     return np.int64((_rand(rng) >> np.uint64(11)) % np.uint64(m))
 
 
-@jit
+@jit(inline="always")
 def _random(rng):
     """Uniform float in ``[0, 1)``."""
     return np.float64(_rand(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
-@jit
+@jit(inline="always")
 def _set_add(st, L, P, sc, k, v):
     if st[P, v] < 0:
         m = sc[k]
@@ -459,7 +459,7 @@ def _set_add(st, L, P, sc, k, v):
         sc[k] = m + 1
 
 
-@jit
+@jit(inline="always")
 def _set_del(st, L, P, sc, k, v):
     p = st[P, v]
     if p >= 0:
@@ -471,26 +471,26 @@ def _set_del(st, L, P, sc, k, v):
         sc[k] = m
 
 
-@jit
+@jit(inline="always")
 def _set_pop_random(st, L, P, sc, k, rng):
     v = st[L, _randint(rng, sc[k])]
     _set_del(st, L, P, sc, k, v)
     return v
 
 
-@jit
+@jit(inline="always")
 def _set_clear(st, L, P, sc, k):
     for i in range(sc[k]):
         st[P, st[L, i]] = -1
     sc[k] = 0
 
 
-@jit
+@jit(inline="always")
 def _insol(st, sc, v):
     return st[_POS, v] < sc[_NSOL]
 
 
-@jit
+@jit(inline="always")
 def _log(sc, log, code):
     if sc[_LOGON]:
         m = sc[_NLOG]
@@ -501,7 +501,7 @@ def _log(sc, log, code):
             sc[_LOGOVF] = 1
 
 
-@jit
+@jit(inline="always")
 def _mark(st, sc, best, v):
     """Track the nodes where the solution and ``best`` differ (``_DL``), so
     that saving a new best costs the number of changes, not O(n)."""
@@ -624,8 +624,8 @@ def _two_improvement(indptr, indices, w, weighted, st, sc, fs, log, best, rng, x
     if nL < 2:
         return False
     found = 0
-    bu = -1
-    bv = -1
+    bu = x  # placeholders (a literal -1 would compile _add twice)
+    bv = x
     for i in range(nL - 1, -1, -1):
         v = st[_LBUF, i]
         # a pair with L[0] was seen from its partner, unless none exists
@@ -730,16 +730,16 @@ def _save_best(st, sc, fs, best):
 def _oldest_of_random(st, rng, L, offset, count):
     """Among a few random entries of ``st[L, offset:offset+count]``, the one
     with the oldest age (ARW's tie to a tabu-like memory)."""
-    best = -1
-    for _ in range(_FORCE_CANDIDATES):
+    best = st[L, offset + _randint(rng, count)]
+    for _ in range(_FORCE_CANDIDATES - 1):
         v = st[L, offset + _randint(rng, count)]
-        if best < 0 or st[_AGE, v] < st[_AGE, best]:
+        if st[_AGE, v] < st[_AGE, best]:
             best = v
     return best
 
 
 @jit
-def ils_init(indptr, indices, w, weighted, mask, st, sc, fs, log, best, rng):
+def _ils_init(indptr, indices, w, weighted, mask, st, sc, fs, log, best, rng):
     """Load an independent ``mask`` into the state and run the local search."""
     n = indptr.shape[0] - 1
     for r in range(N_STATE_ROWS):
@@ -778,13 +778,14 @@ def ils_init(indptr, indices, w, weighted, mask, st, sc, fs, log, best, rng):
             if t == 0 or weighted:
                 _set_add(st, _QL, _QP, sc, _NQ, v)
     sc[_LOGON] = 0
-    _local_search(indptr, indices, w, weighted, st, sc, fs, log, best, rng, -1)
+    no_force = sc[_NSOL] - sc[_NSOL] - 1  # -1, not a literal (one compilation)
+    _local_search(indptr, indices, w, weighted, st, sc, fs, log, best, rng, no_force)
     sc[_LOGON] = 1
     _save_best(st, sc, fs, best)
 
 
 @jit
-def ils_iterate(indptr, indices, w, weighted, st, sc, fs, log, best, rng, n_iter):
+def _ils_iterate(indptr, indices, w, weighted, st, sc, fs, log, best, rng, n_iter):
     """Run ``n_iter`` iterations of ARW's iterated local search.
 
     Each iteration forces one node into the solution (rarely more, close to
@@ -799,6 +800,9 @@ def ils_iterate(indptr, indices, w, weighted, st, sc, fs, log, best, rng, n_iter
     unit = fs[_WUNIT]
     eps = fs[_EPS]
     done = 0
+    # -1 ("no node") as a variable: a literal -1 passed to _force or
+    # _local_search would compile them (and everything below) a second time
+    no_node = sc[_NSOL] - sc[_NSOL] - 1
     for _ in range(n_iter):
         nsol = sc[_NSOL]
         if nsol >= n:
@@ -818,16 +822,18 @@ def ils_iterate(indptr, indices, w, weighted, st, sc, fs, log, best, rng, n_iter
             while _randint(rng, 2) == 0:
                 n_force += 1
         v = _oldest_of_random(st, rng, _PERM, nsol, n - nsol)
-        if n_force == 1:
-            _force(indptr, indices, w, weighted, st, sc, fs, log, best, v, False)
+        # ``track`` is a variable, not a literal: one compilation of _force
+        track = n_force > 1
+        if not track:
+            _force(indptr, indices, w, weighted, st, sc, fs, log, best, v, track)
             forced = v
         else:
             _set_clear(st, _FL, _FP, sc, _NF)
             for _i in range(n_force):
                 if v < 0:
                     break
-                _force(indptr, indices, w, weighted, st, sc, fs, log, best, v, True)
-                v = -1
+                _force(indptr, indices, w, weighted, st, sc, fs, log, best, v, track)
+                v = no_node
                 count = 0
                 for j in range(sc[_NF]):
                     y = st[_FL, j]
@@ -838,7 +844,7 @@ def ils_iterate(indptr, indices, w, weighted, st, sc, fs, log, best, rng, n_iter
                         count += 1
                         if _randint(rng, count) == 0:
                             v = u
-            forced = -1
+            forced = no_node
         _local_search(indptr, indices, w, weighted, st, sc, fs, log, best, rng, forced)
         after = fs[_CUR]
         if after > fs[_BEST] + eps:
@@ -852,8 +858,9 @@ def ils_iterate(indptr, indices, w, weighted, st, sc, fs, log, best, rng, n_iter
                 if sc[_NOT] > 0:
                     x = _oldest_of_random(st, rng, _OTL, 0, sc[_NOT])
                     _force(
-                        indptr, indices, w, weighted, st, sc, fs, log, best, x, False
-                    )
+                        indptr, indices, w, weighted, st, sc, fs, log, best, x,
+                        track and not track,  # False, as a variable
+                    )  # fmt: skip
                     _local_search(
                         indptr, indices, w, weighted, st, sc, fs, log, best, rng, x
                     )
@@ -869,3 +876,33 @@ def ils_iterate(indptr, indices, w, weighted, st, sc, fs, log, best, rng, n_iter
             if not _insol(st, sc, u):
                 st[_AGE, u] = it
     return done
+
+
+@jit
+def _ils_run(indptr, indices, w, weighted, mask, st, sc, fs, log, best, rng, n_iter):
+    """One compiled entry for both phases (compiling them apart took twice as
+    long): ``n_iter < 0`` loads ``mask`` and runs the first local search,
+    otherwise ``n_iter`` ILS iterations run."""
+    if n_iter < 0:
+        _ils_init(indptr, indices, w, weighted, mask, st, sc, fs, log, best, rng)
+        return 0
+    return _ils_iterate(
+        indptr, indices, w, weighted, st, sc, fs, log, best, rng, n_iter
+    )
+
+
+def ils_init(indptr, indices, w, weighted, mask, st, sc, fs, log, best, rng):
+    """Load the independent 0/1 ``mask`` into the state (arrays allocated by
+    the caller, see :func:`._local_search.run_local_search`), make it maximal
+    and locally optimal, and store it in ``best``."""
+    _ils_run(indptr, indices, w, bool(weighted), mask, st, sc, fs, log, best, rng, -1)
+
+
+def ils_iterate(indptr, indices, w, weighted, st, sc, fs, log, best, rng, n_iter):
+    """Run ``n_iter`` ILS iterations on the state; returns how many ran."""
+    return int(
+        _ils_run(
+            indptr, indices, w, bool(weighted), best, st, sc, fs, log, best, rng,
+            int(n_iter),
+        )
+    )  # fmt: skip
