@@ -467,14 +467,15 @@ class MaximumIndependentSet(BaseEstimator):
         Clique (complement) reward :math:`\gamma'`; 0 gives the older
         two-term objective.
     learning_rate : float or "auto", default="auto"
-        Step size :math:`\eta`. ``"auto"`` is :math:`0.01 / \gamma`, so that
-        the step does not depend on the scale ``gamma`` takes with the graph.
+        Step size :math:`\eta`. ``"auto"`` is :math:`0.02 / \gamma`, so that
+        the step does not depend on the scale ``gamma`` takes with the graph
+        (the official settings have :math:`\eta\gamma` = 0.003 and 0.27).
     momentum : float, default=0.9
         Heavy-ball momentum :math:`m` (``V <- m V + eta grad``).
-    max_iter : int, default=500
-        Number of gradient steps (ten restart periods at the default
+    max_iter : int, default=300
+        Number of gradient steps (three check periods at the default
         interval). The official ER setting uses 225,000.
-    restart_interval : int, default=50
+    restart_interval : int, default=100
         Steps between two MIS checks, :math:`T`; a restart follows each check.
     batch_size : int, default=32
         Number of parallel initializations :math:`B`.
@@ -610,9 +611,13 @@ class MaximumIndependentSet(BaseEstimator):
       graph family (:data:`PCQO_PRESETS`): ``gamma="auto"`` (the local
       minimizer condition for the sizes at hand, so that maximal sets are
       found on any graph), ``learning_rate="auto"``, ``gamma_prime=1``,
-      ``init_std=1``, ``restart_interval=50``, ``batch_size=32`` and
-      ``max_iter=500``: measured on this machine, a short pCQO phase feeding
-      the local search (see the benchmark).
+      ``init_std=1``, ``restart_interval=100``, ``batch_size=32`` and
+      ``max_iter=300``, measured on this machine (``benchmarks/mis.py``,
+      section d): a step costs about the same for every ``B`` up to 32 and
+      then grows linearly; on graphs of 5,000 to 20,000 nodes the first
+      check after 100 steps often finds no maximal set and the second always
+      did; and more steps did not change the size reached after the local
+      search. So pCQO is a short phase that feeds the local search.
     * Any positive entry of the adjacency is an edge and its value is
       ignored; negative entries, NaN, asymmetry and self loops raise
       ``ValueError``. A networkx graph is read as structure only (edge
