@@ -423,6 +423,8 @@ N_INT_SCALARS = 11
 # entries of ``fs`` (float64)
 _CUR, _BEST, _EPS, _WUNIT = range(4)
 N_FLOAT_SCALARS = 4
+# with weights, ``fs[_NBW + v]`` is the total weight of v's solution neighbours
+_NBW = N_FLOAT_SCALARS
 # ARW look at four random nodes and force the one out of the solution longest
 _FORCE_CANDIDATES = 4
 
@@ -512,7 +514,7 @@ def _mark(st, sc, best, v):
 
 
 @jit
-def _add(indptr, indices, w, st, sc, fs, log, best, v):
+def _add(indptr, indices, w, weighted, st, sc, fs, log, best, v):
     """Insert ``v`` (which must have no solution neighbour)."""
     p = st[_POS, v]
     m = sc[_NSOL]
@@ -524,8 +526,11 @@ def _add(indptr, indices, w, st, sc, fs, log, best, v):
     sc[_NSOL] = m + 1
     fs[_CUR] += w[v]
     _set_del(st, _OTL, _OTP, sc, _NOT, v)
+    wv = w[v]
     for k in range(indptr[v], indptr[v + 1]):
         u = indices[k]
+        if weighted:
+            fs[_NBW + u] += wv
         t = st[_TIGHT, u] + 1
         st[_TIGHT, u] = t
         if t == 1:
@@ -549,19 +554,23 @@ def _remove(indptr, indices, w, weighted, st, sc, fs, log, best, v):
     sc[_NSOL] = m
     fs[_CUR] -= w[v]
     _set_add(st, _QL, _QP, sc, _NQ, v)
+    wv = w[v]
+    eps = fs[_EPS]
     for k in range(indptr[v], indptr[v + 1]):
         u = indices[k]
         t = st[_TIGHT, u] - 1
         st[_TIGHT, u] = t
         if t == 1:
             _set_add(st, _OTL, _OTP, sc, _NOT, u)
-            if weighted:
-                _set_add(st, _QL, _QP, sc, _NQ, u)
         elif t == 0:
             _set_del(st, _OTL, _OTP, sc, _NOT, u)
             _set_add(st, _QL, _QP, sc, _NQ, u)
-        elif weighted:
-            _set_add(st, _QL, _QP, sc, _NQ, u)
+        if weighted:
+            nb = fs[_NBW + u] - wv
+            fs[_NBW + u] = nb
+            # queue u only if an (omega,1)-swap may now pay
+            if t > 0 and w[u] > nb + eps:
+                _set_add(st, _QL, _QP, sc, _NQ, u)
     _mark(st, sc, best, v)
     _log(sc, log, -v - 1)
 
@@ -590,11 +599,12 @@ def _drain_queue(indptr, indices, w, weighted, st, sc, fs, log, best, rng):
         if _insol(st, sc, v):
             continue
         if st[_TIGHT, v] == 0:
-            _add(indptr, indices, w, st, sc, fs, log, best, v)
+            _add(indptr, indices, w, weighted, st, sc, fs, log, best, v)
             _set_add(st, _CL, _CP, sc, _NC, v)
             continue
-        if not weighted:
+        if not weighted or not w[v] > fs[_NBW + v] + fs[_EPS]:
             continue
+        # the running sum drifts with rounding: decide on the exact one
         s = 0.0
         for k in range(indptr[v], indptr[v + 1]):
             u = indices[k]
@@ -606,7 +616,7 @@ def _drain_queue(indptr, indices, w, weighted, st, sc, fs, log, best, rng):
                 if _insol(st, sc, u):
                     _remove(indptr, indices, w, weighted, st, sc, fs, log, best, u)
                     _update_candidates(indptr, indices, st, sc, u)
-            _add(indptr, indices, w, st, sc, fs, log, best, v)
+            _add(indptr, indices, w, weighted, st, sc, fs, log, best, v)
             _set_add(st, _CL, _CP, sc, _NC, v)
 
 
@@ -650,8 +660,8 @@ def _two_improvement(indptr, indices, w, weighted, st, sc, fs, log, best, rng, x
     if found == 0:
         return False
     _remove(indptr, indices, w, weighted, st, sc, fs, log, best, x)
-    _add(indptr, indices, w, st, sc, fs, log, best, bu)
-    _add(indptr, indices, w, st, sc, fs, log, best, bv)
+    _add(indptr, indices, w, weighted, st, sc, fs, log, best, bu)
+    _add(indptr, indices, w, weighted, st, sc, fs, log, best, bv)
     _set_add(st, _CL, _CP, sc, _NC, bu)
     _set_add(st, _CL, _CP, sc, _NC, bv)
     _drain_queue(indptr, indices, w, weighted, st, sc, fs, log, best, rng)
@@ -695,7 +705,7 @@ def _force(indptr, indices, w, weighted, st, sc, fs, log, best, v, track):
         if _insol(st, sc, u):
             _remove(indptr, indices, w, weighted, st, sc, fs, log, best, u)
             _update_candidates(indptr, indices, st, sc, u)
-    _add(indptr, indices, w, st, sc, fs, log, best, v)
+    _add(indptr, indices, w, weighted, st, sc, fs, log, best, v)
     _set_add(st, _CL, _CP, sc, _NC, v)
 
 
@@ -708,7 +718,7 @@ def _unwind(indptr, indices, w, weighted, st, sc, fs, log, best):
         if code >= 0:
             _remove(indptr, indices, w, weighted, st, sc, fs, log, best, code)
         else:
-            _add(indptr, indices, w, st, sc, fs, log, best, -code - 1)
+            _add(indptr, indices, w, weighted, st, sc, fs, log, best, -code - 1)
     sc[_NLOG] = 0
     sc[_LOGON] = 1
     # the restored solution was a local optimum: nothing is pending
@@ -766,10 +776,14 @@ def _ils_init(indptr, indices, w, weighted, mask, st, sc, fs, log, best, rng):
         st[_AGE, v] = 0
         best[v] = 1 if mask[v] else 0
         t = 0
+        nb = 0.0
         for k in range(indptr[v], indptr[v + 1]):
             if mask[indices[k]]:
                 t += 1
+                nb += w[indices[k]]
         st[_TIGHT, v] = t
+        if weighted:
+            fs[_NBW + v] = nb
         if mask[v]:
             _set_add(st, _CL, _CP, sc, _NC, v)
         else:

@@ -77,7 +77,8 @@ def run_local_search(
     start = time.perf_counter() if start is None else start
     st = np.empty((K.N_STATE_ROWS, max(n, 1)), dtype=np.int64)
     sc = np.zeros(K.N_INT_SCALARS, dtype=np.int64)
-    fs = np.zeros(K.N_FLOAT_SCALARS, dtype=np.float64)
+    # scalars, then (with weights) each node's solution-neighbour weight
+    fs = np.zeros(K.N_FLOAT_SCALARS + n, dtype=np.float64)
     fs[K._EPS] = 1e-9 * unit
     fs[K._WUNIT] = unit
     log = np.empty(8 * n + 64, dtype=np.int64)

@@ -124,7 +124,7 @@ def _alloc(A, w, mask, seed):
     ww = np.ones(n) if w is None else w
     st_ = np.empty((K.N_STATE_ROWS, n), np.int64)
     sc = np.zeros(K.N_INT_SCALARS, np.int64)
-    fs = np.zeros(K.N_FLOAT_SCALARS)
+    fs = np.zeros(K.N_FLOAT_SCALARS + n)
     fs[K._EPS] = 1e-9 * ww.mean()
     fs[K._WUNIT] = ww.mean()
     log = np.empty(8 * n + 64, np.int64)
@@ -138,6 +138,7 @@ def _alloc(A, w, mask, seed):
 def _check_state(A, w, st_, sc, fs, best):
     """Every piece of incremental bookkeeping against a recomputation."""
     n = A.shape[0]
+    weighted = w is not None
     w = np.ones(n) if w is None else w
     nsol = sc[K._NSOL]
     insol = np.zeros(n, dtype=bool)
@@ -150,6 +151,8 @@ def _check_state(A, w, st_, sc, fs, best):
     differ = set(st_[K._DL, : sc[K._ND]].tolist())
     assert differ == set(np.flatnonzero(insol != best.astype(bool)).tolist())
     assert fs[K._CUR] == pytest.approx(w[insol].sum())
+    if weighted:  # the running solution-neighbour weights
+        np.testing.assert_allclose(fs[K._NBW :], A @ (w * insol), atol=1e-9)
     assert fs[K._BEST] == pytest.approx(w[best.astype(bool)].sum())
     # the current solution is independent and maximal, and so is the best
     assert np.all(tight[insol] == 0) and np.all(tight[~insol] > 0)
