@@ -90,7 +90,7 @@ def run_local_search(
     K.ils_init(indptr, indices, w, weighted, mask, st, sc, fs, log, best, rng)
     if history is not None:
         history.append(
-            (0, _value(best, w), time.perf_counter() - start, "local_search")
+            (0, _value(best, w, weighted), time.perf_counter() - start, "local_search")
         )
     done = 0
     chunk = 64
@@ -106,7 +106,12 @@ def run_local_search(
         elapsed = time.perf_counter() - t0
         if history is not None:
             history.append(
-                (done, _value(best, w), time.perf_counter() - start, "local_search")
+                (
+                    done,
+                    _value(best, w, weighted),
+                    time.perf_counter() - start,
+                    "local_search",
+                )
             )
         if ran < step:
             break  # nothing left to perturb (every node is in the solution)
@@ -116,5 +121,7 @@ def run_local_search(
     return best, done
 
 
-def _value(mask, w):
+def _value(mask, w, weighted):
+    if not weighted:
+        return int(np.count_nonzero(mask))
     return float(np.dot(mask.astype(np.float64), w))

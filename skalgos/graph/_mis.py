@@ -822,7 +822,7 @@ class MaximumIndependentSet(BaseEstimator):
             mask = greedy
             history.append((0, _set_value(mask, w), _since(start), "greedy"))
         elif self.solver == "milp":
-            remaining = None if deadline is None else max(deadline - start, 1e-3)
+            remaining = None if deadline is None else max(deadline - _now(), 1e-3)
             mask, optimal, upper = _solve_milp(A, w, remaining, self.verbose)
             if mask is None or not check_masks(A.indptr, A.indices, mask[None])[0][0]:
                 self.used_fallback_ = True
@@ -1069,6 +1069,10 @@ class MaximumIndependentSet(BaseEstimator):
 
 def _since(start):
     return time.perf_counter() - start
+
+
+def _now():
+    return time.perf_counter()
 
 
 def _greedy_mask(A, w):
