@@ -613,11 +613,11 @@ class MaximumIndependentSet(BaseEstimator):
       found on any graph), ``learning_rate="auto"``, ``gamma_prime=1``,
       ``init_std=1``, ``restart_interval=100``, ``batch_size=32`` and
       ``max_iter=300``, measured on this machine (``benchmarks/mis.py``,
-      section d): a step costs about the same for every ``B`` up to 32 and
-      then grows linearly; on graphs of 5,000 to 20,000 nodes the first
-      check after 100 steps often finds no maximal set and the second always
-      did; and more steps did not change the size reached after the local
-      search. So pCQO is a short phase that feeds the local search.
+      section d): larger batches cost less per initialization but more per
+      step; on an Erdos-Renyi graph of 20,000 nodes the first check after
+      100 steps found no maximal set and the second did; and more steps did
+      not change the size reached after the local search. So pCQO is a
+      short phase that feeds the local search.
     * Any positive entry of the adjacency is an edge and its value is
       ignored; negative entries, NaN, asymmetry and self loops raise
       ``ValueError``. A networkx graph is read as structure only (edge
