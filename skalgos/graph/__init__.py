@@ -1,8 +1,10 @@
-"""Maximum independent set: pCQO-MIS (ICML 2025), min-degree greedy, exact MILP."""
+"""Maximum (weight) independent set: pCQO-MIS (ICML 2025) with iterated local
+search, the greedy, an exact MILP and CHILS."""
 
 from ._mis import (
     PCQO_PRESETS,
     MaximumIndependentSet,
+    improve_independent_set,
     is_independent_set,
     is_maximal_independent_set,
     maximum_independent_set,
@@ -11,6 +13,7 @@ from ._mis import (
 __all__ = [
     "PCQO_PRESETS",
     "MaximumIndependentSet",
+    "improve_independent_set",
     "is_independent_set",
     "is_maximal_independent_set",
     "maximum_independent_set",

@@ -1,11 +1,14 @@
-"""Maximum independent set: pCQO-MIS, the min-degree greedy and an exact MILP."""
+"""Maximum (weight) independent set: pCQO-MIS with iterated local search, the
+greedy, an exact MILP and CHILS behind one estimator."""
 
 import numbers
 import time
+import warnings
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, _fit_context
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_array, check_non_negative, validate_data
@@ -22,6 +25,7 @@ from ..utils.validation import check_adjacency
 __all__ = [
     "PCQO_PRESETS",
     "MaximumIndependentSet",
+    "improve_independent_set",
     "is_independent_set",
     "is_maximal_independent_set",
     "maximum_independent_set",
@@ -32,7 +36,9 @@ __all__ = [
 #: ``"er"`` was tuned for Erdos-Renyi graphs with 700-800 nodes and p = 0.15
 #: (225,000 steps, a check every 450); ``"satlib"`` for the SATLIB graphs
 #: (about 1,200 nodes, 7,500 steps, a check every 30). Use them as
-#: ``MaximumIndependentSet(**PCQO_PRESETS["satlib"])``.
+#: ``MaximumIndependentSet(**PCQO_PRESETS["satlib"])``; they set every pCQO
+#: parameter (``gamma`` and ``learning_rate`` included) and leave the local
+#: search on.
 PCQO_PRESETS = {
     "er": dict(
         gamma=350.0,
@@ -58,6 +64,14 @@ PCQO_PRESETS = {
 
 _AUTO_DENSE_MAX_NODES = 2000
 _AUTO_DENSE_MIN_DENSITY = 0.05
+# ``learning_rate="auto"`` is this divided by gamma (see the class Notes)
+_AUTO_LR_TIMES_GAMMA = 0.02
+# ``local_search_iter="auto"`` is this many ILS iterations per node
+_AUTO_LS_ITER_PER_NODE = 20
+_AUTO_LS_ITER_MIN = 2000
+# CHILS: concurrent solutions and the time limit when ``time_limit`` is None
+_CHILS_SOLUTIONS = 8
+_CHILS_DEFAULT_SECONDS = 1.0
 
 
 _CONTROLLER = []
@@ -262,12 +276,82 @@ def _clique_cover(A):
     return cliques
 
 
-def _solve_milp(A, time_limit, verbose):
+def _node_labels(G):
+    """Node labels of a networkx graph in matrix order, else None."""
+    return list(G.nodes) if _networkx_graph(G) else None
+
+
+def _check_node_weight(node_weight, G, n):
+    """Return node weights as a float64 array of shape (n,), or None.
+
+    ``node_weight`` is None, an array-like of one non-negative weight per node,
+    or (networkx input only) the name of a node attribute holding it.
+    """
+    if node_weight is None:
+        return None
+    if isinstance(node_weight, str):
+        if not _networkx_graph(G):
+            raise TypeError(
+                f"node_weight={node_weight!r} names a node attribute, which only a "
+                "networkx graph has; pass an array of one weight per node instead."
+            )
+        values = []
+        for v, data in G.nodes(data=True):
+            if node_weight not in data:
+                raise ValueError(
+                    f"node {v!r} has no attribute {node_weight!r}; give every node "
+                    "one, or pass node_weight as an array."
+                )
+            values.append(data[node_weight])
+        try:
+            w = np.asarray(values, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(
+                f"the node attribute {node_weight!r} must hold numbers; got "
+                f"{type(values[0]).__name__}."
+            ) from exc
+    else:
+        if hasattr(node_weight, "__array_namespace__") or hasattr(
+            node_weight, "__cuda_array_interface__"
+        ):
+            node_weight = to_numpy(node_weight)
+        try:
+            w = np.array(node_weight, dtype=np.float64, copy=True)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(
+                "node_weight must be an array-like of numbers (one per node) or "
+                f"a node attribute name; got {type(node_weight).__name__}."
+            ) from exc
+        if w.ndim != 1 or w.shape[0] != n:
+            raise ValueError(
+                f"node_weight must have one entry per node, shape ({n},); got shape "
+                f"{w.shape}."
+            )
+    if w.shape != (n,):  # a networkx attribute that holds arrays
+        raise ValueError(f"node_weight must give one number per node; got {w.shape}.")
+    if not np.all(np.isfinite(w)):
+        raise ValueError("node_weight contains NaN or infinite values; remove them.")
+    if np.any(w < 0):
+        raise ValueError(
+            "node_weight must be non-negative; a node of negative weight is never "
+            "worth taking, so drop it from the graph (or clip its weight to 0)."
+        )
+    return w
+
+
+def _set_value(mask, w):
+    """Size (int) of a 0/1 mask, or its total weight (float) with weights."""
+    if w is None:
+        return int(np.count_nonzero(mask))
+    return float(np.dot(np.asarray(mask, dtype=np.float64), w))
+
+
+def _solve_milp(A, w, time_limit, verbose):
     from scipy.optimize import Bounds, LinearConstraint, milp
 
     n = A.shape[0]
     cliques = _clique_cover(A)
-    c = -np.ones(n)
+    c = -np.ones(n) if w is None else -w
     kwargs = {}
     if cliques:
         rows = np.repeat(np.arange(len(cliques)), [len(q) for q in cliques])
@@ -284,60 +368,120 @@ def _solve_milp(A, time_limit, verbose):
     bound = getattr(res, "mip_dual_bound", None)
     upper = float(-bound) if bound is not None and np.isfinite(bound) else np.nan
     if optimal:
-        upper = float(np.round(-res.fun))
+        upper = float(-res.fun)
+        if w is None:
+            upper = float(np.round(upper))
     mask = None if res.x is None else (res.x > 0.5).astype(np.uint8)
     return mask, optimal, upper
 
 
+def _chils_integer_weights(w, n):
+    """CHILS takes integer weights (C ``long long``): exact for integral
+    weights, else scaled so the total stays below 2**62 and rounded."""
+    if w is None:
+        return np.ones(n, dtype=np.int64)
+    total = float(w.sum())
+    if np.all(w == np.round(w)) and total < 2.0**62:
+        return w.astype(np.int64)
+    wmax = float(w.max())
+    if wmax == 0.0:
+        return np.zeros(n, dtype=np.int64)
+    scale = min(2.0**40 / wmax, 2.0**62 / max(total, 1.0))
+    return np.round(w * scale).astype(np.int64)
+
+
+def _solve_chils(A, w, time_limit, random_state):
+    """Run CHILS (Grossmann, Langedal and Schulz) from the ``chils`` package."""
+    try:
+        import chils
+    except ImportError as exc:
+        raise ImportError(
+            "solver='chils' needs the optional package chils; install it with "
+            "pip install 'skalgos[mis]' (or pip install chils)."
+        ) from exc
+    n = A.shape[0]
+    weights = _chils_integer_weights(w, n)
+    solver = chils.CHILS()
+    for i in range(n):
+        solver.add_vertex(int(weights[i]))
+    upper = sp.triu(A, k=1).tocoo()
+    for u, v in zip(upper.row.tolist(), upper.col.tolist()):
+        solver.add_edge(u, v)
+    seed = int(random_state.randint(0, 2**31 - 1))
+    seconds = _CHILS_DEFAULT_SECONDS if time_limit is None else float(time_limit)
+    solver.run_full(seconds, _CHILS_SOLUTIONS, seed)
+    mask = np.fromiter(
+        (solver.get_solution_vertex_configuration(i) for i in range(n)),
+        dtype=np.uint8,
+        count=n,
+    )
+    return mask, float(solver.get_solution_time())
+
+
 class MaximumIndependentSet(BaseEstimator):
-    r"""Maximum independent set by pCQO-MIS, min-degree greedy or exact MILP.
+    r"""Maximum (weight) independent set by pCQO-MIS and iterated local search.
 
     ``fit(X)`` finds a large set of pairwise non-adjacent nodes of the graph
-    ``X`` (an adjacency matrix or a networkx graph). The default solver is
-    pCQO-MIS [1]_: projected momentum gradient descent on the clique-informed quadratic relaxation
+    ``X`` (an adjacency matrix or a networkx graph), or with ``node_weight`` a
+    set of large total weight. The default solver is pCQO-MIS [1]_: projected
+    momentum gradient descent on the clique-informed quadratic relaxation
 
     .. math::
 
-        f(x) = -\sum_i x_i + \frac{\gamma}{2} x^T A x
+        f(x) = -\sum_i c_i x_i + \frac{\gamma}{2} x^T A x
                - \frac{\gamma'}{2} x^T \bar A x, \qquad x \in [0, 1]^n,
 
-    where :math:`\bar A = 11^T - I - A` is the complement graph's adjacency,
-    run from ``batch_size`` initializations in parallel. Every
+    where :math:`\bar A = 11^T - I - A` is the complement graph's adjacency
+    and :math:`c` is 1 (or the node weights), run from ``batch_size``
+    initializations at once: the batch is an ``n x batch_size`` matrix and a
+    step is one sparse-dense product with :math:`A`. Every
     ``restart_interval`` steps each point is binarized (``x > threshold``) and
-    checked; the largest maximal independent set seen is kept, and every point
+    checked; the best maximal independent set seen is kept, and every point
     is re-sampled around its current position (or the best set, or the
-    initial mean: ``restart``).
+    initial mean: ``restart``). The result is then polished by the iterated
+    local search (ILS) of Andrade, Resende and Werneck [2]_:
+    (1,2)-swaps (remove one node, insert two) to a local optimum, and a
+    perturbation loop that forces nodes into the solution and accepts worse
+    solutions with a small probability.
 
     Parameters
     ----------
-    solver : {"pcqo", "greedy", "milp"}, default="pcqo"
+    solver : {"pcqo", "greedy", "milp", "chils"}, default="pcqo"
         ``"pcqo"``: the paper's method. ``"greedy"``: repeatedly take a node
-        of minimum degree in the remaining graph and delete it and its
-        neighbours (the classic strong baseline). ``"milp"``: exact, with
-        :func:`scipy.optimize.milp` (HiGHS) on a clique-cover formulation;
-        ``optimal_`` says whether optimality was proven within ``time_limit``.
-    gamma : float or "auto", default=350.0
-        Edge penalty :math:`\gamma`. The default is the official ER setting.
-        ``"auto"`` sets :math:`\gamma = 1.2\,(1 + \gamma' (\hat s - 1))` with
-        :math:`\hat s` 1.2 times the greedy set size, so that maximal
-        independent sets up to that size are strict local minimizers.
-    gamma_prime : float, default=7.0
+        of minimum degree (with weights: of maximum ``weight / (degree + 1)``,
+        GWMIN) in the remaining graph and delete it and its neighbours.
+        ``"milp"``: exact, with :func:`scipy.optimize.milp` (HiGHS) on a
+        clique-cover formulation; ``optimal_`` says whether optimality was
+        proven within ``time_limit``. ``"chils"``: CHILS [3]_, the concurrent
+        hybrid iterated local search of the KaMIS line, from the optional
+        ``chils`` package (``pip install 'skalgos[mis]'``), run for
+        ``time_limit`` seconds (1 s when None).
+    gamma : float or "auto", default="auto"
+        Edge penalty :math:`\gamma`. ``"auto"`` sets
+        :math:`\gamma = 1.2\,(\max_i c_i + \gamma' (\hat s - 1))` with
+        :math:`\hat s` 1.2 times the greedy set size, so that every maximal
+        independent set up to that size is a strict local minimizer (the
+        condition :math:`\gamma > c_i + \gamma'(|S| - 1)`). The official ER
+        setting is 350 (:data:`PCQO_PRESETS`).
+    gamma_prime : float, default=1.0
         Clique (complement) reward :math:`\gamma'`; 0 gives the older
         two-term objective.
-    learning_rate : float, default=9e-6
-        Step size :math:`\eta`.
+    learning_rate : float or "auto", default="auto"
+        Step size :math:`\eta`. ``"auto"`` is :math:`0.02 / \gamma`, so that
+        the step does not depend on the scale ``gamma`` takes with the graph
+        (the official settings have :math:`\eta\gamma` = 0.003 and 0.27).
     momentum : float, default=0.9
         Heavy-ball momentum :math:`m` (``V <- m V + eta grad``).
-    max_iter : int, default=4500
-        Number of gradient steps (10 restart periods at the default interval).
-        The official ER setting uses 225,000 (``PCQO_PRESETS["er"]``).
-    restart_interval : int, default=450
+    max_iter : int, default=300
+        Number of gradient steps (three check periods at the default
+        interval). The official ER setting uses 225,000.
+    restart_interval : int, default=100
         Steps between two MIS checks, :math:`T`; a restart follows each check.
-    batch_size : int, default=256
+    batch_size : int, default=32
         Number of parallel initializations :math:`B`.
-    init_std : float, default=2.25
+    init_std : float, default=1.0
         Standard deviation :math:`\sigma` of the Gaussian initializations and
-        restarts.
+        restarts (2.25 in the official settings).
     init : {"degree", "degree_normalized"} or array-like, default="degree"
         Mean of the initializations: ``"degree"`` is
         :math:`\mu_i = 1 - d_i / d_{max}` (the C++ code),
@@ -355,28 +499,41 @@ class MaximumIndependentSet(BaseEstimator):
         :math:`\gamma A - \gamma' \bar A` as one dense ``n x n`` matrix (the
         paper's form: a step costs :math:`O(B n^2)` whatever the number of
         edges). ``"implicit"`` uses :math:`\bar A x = (1^T x) 1 - x - A x`
-        with a sparse :math:`A` (NumPy) so a step costs :math:`O(B |E|)` and
-        no ``n x n`` matrix exists; the run time then grows with the edges,
-        which gives up the paper's "time depends only on the nodes" property
-        in exchange for far less time and memory on sparse graphs. On other
-        array namespaces (torch, CuPy) ``"implicit"`` keeps a dense :math:`A`
-        but never forms :math:`\bar A`. ``"auto"`` is ``"dense"`` for graphs
-        with at most 2000 nodes and edge density at least 5%, else
-        ``"implicit"``.
+        with a sparse :math:`A`: on NumPy one fused Numba kernel per step (a
+        sparse-dense product with the ``n x B`` batch, the gradient, the
+        momentum and the projection), :math:`O(B |E|)`, and no ``n x n``
+        matrix; the run time then grows with the edges, which gives up the
+        paper's "time depends only on the nodes" in exchange for far less
+        time and memory on sparse graphs. On other array namespaces (torch,
+        CuPy) ``"implicit"`` keeps a dense :math:`A` but never forms
+        :math:`\bar A`. ``"auto"`` is ``"dense"`` for graphs with at most 2000
+        nodes and edge density at least 5%, else ``"implicit"``.
     dtype : {"float32", "float64", "float16"}, default="float32"
-        Floating type of the iterates. The official code uses float16 on GPU.
+        Floating type of the iterates. The official code uses float16 on GPU;
+        on NumPy, float16 needs ``complement="dense"``.
+    local_search : bool, default=True
+        Polish the result of ``"pcqo"`` or ``"greedy"`` (and a MILP incumbent
+        not proven optimal) with the iterated local search. It starts from the
+        better of the solver's set and the greedy set, so with it the result
+        is never below the greedy. Not applied after ``"chils"``.
+    local_search_iter : int or "auto", default="auto"
+        Iterations of the ILS (one perturbation and local search each); 0
+        runs the local search only (to a solution no (1,2)-swap improves).
+        ``"auto"`` is ``max(20 n, 2000)``.
     time_limit : float or None, default=None
-        Wall-clock budget in seconds for ``"pcqo"`` (checked at each MIS
-        check) and ``"milp"``.
+        Wall-clock budget in seconds for the whole fit: pCQO stops at its next
+        MIS check once it is spent, the ILS at its next chunk (its first
+        descent always completes), the MILP at the limit; ``"chils"`` runs
+        exactly this long (1 s when None).
     ignore_diagonal : bool, default=False
         If False, self loops (a non-zero diagonal) raise a ``ValueError``; if
         True, the diagonal is dropped (useful for similarity matrices).
     n_jobs : int or None, default=None
-        Threads for the NumPy matrix products (BLAS) and the Numba MIS check.
-        ``None`` means 1 (the products are small and many; several BLAS
-        threads on a busy machine are much slower), ``-1`` all cores.
+        Threads for the pCQO kernels and the MIS check. ``None`` means 1 (the
+        products are small and many; several threads on a busy machine are
+        much slower), ``-1`` all cores. The ILS is sequential.
     random_state : int, RandomState instance or None, default=None
-        Seeds the initializations and restarts.
+        Seeds the initializations, restarts, the ILS and CHILS.
     verbose : int, default=0
         Print progress at each MIS check (``"pcqo"``) or HiGHS' log
         (``"milp"``).
@@ -386,32 +543,48 @@ class MaximumIndependentSet(BaseEstimator):
     independent_set_ : array of shape (n_selected,), dtype int64
         Sorted indices of the selected nodes (for a networkx graph, positions
         in ``list(G.nodes)``). Always a maximal independent set.
+    independent_set_labels_ : list
+        The selected nodes as labels: for a networkx graph its node labels
+        (in ``independent_set_`` order), else the indices as ints.
     mask_ : array of shape (n_nodes,), dtype bool
-        The same set as a boolean mask. Both follow the input's array
-        namespace and device.
+        The same set as a boolean mask. ``mask_`` and ``independent_set_``
+        follow the input's array namespace and device.
     size_ : int
         Number of selected nodes.
+    weight_ : float
+        Total node weight of the set (``size_`` without ``node_weight``).
     n_iter_ : int
-        Gradient steps taken (0 for ``"greedy"`` and ``"milp"``).
-    history_ : list of (int, int, float)
-        ``(steps, best size so far, seconds since fit started)`` at each MIS
-        check (one entry for ``"greedy"`` and ``"milp"``).
+        Gradient steps taken (0 for the other solvers).
+    n_local_search_iter_ : int
+        ILS iterations run (0 without local search).
+    history_ : list of (int, float, float, str)
+        ``(iteration, best value so far, seconds since fit started, phase)``
+        at each MIS check (phase ``"pcqo"``, iteration = gradient steps) and
+        each ILS chunk (phase ``"local_search"``, iteration = ILS
+        iterations); one ``"greedy"``, ``"milp"`` or ``"chils"`` entry for the
+        other solvers. The value is the size, or the weight with
+        ``node_weight``.
     n_maximal_found_ : int
         Number of (point, check) pairs that passed the MIS check (``"pcqo"``).
     used_fallback_ : bool
-        True when pCQO found no maximal independent set and the result was
-        obtained by greedy rounding of its final points, or when the MILP
-        returned no incumbent in time and the greedy result is reported.
+        True when pCQO found no maximal independent set and its final points
+        were rounded greedily (a ``ConvergenceWarning`` is emitted), or when
+        the MILP returned no incumbent in time and the greedy set was used.
     optimal_ : bool
         True only when ``solver="milp"`` proved optimality.
     upper_bound_ : float
-        Proven upper bound on the independence number (``"milp"``), else NaN.
+        Proven upper bound on the optimum (``"milp"``), else NaN.
+    gamma_ : float
+        The edge penalty used (``"pcqo"``; NaN otherwise).
+    learning_rate_ : float
+        The step size used (``"pcqo"``; NaN otherwise).
     n_features_in_ : int
         Number of nodes.
 
     See Also
     --------
     maximum_independent_set : Function form.
+    improve_independent_set : The local search alone, from any set.
     is_maximal_independent_set : The MIS check.
     networkx.algorithms.mis.maximal_independent_set : A random maximal set.
 
@@ -419,62 +592,93 @@ class MaximumIndependentSet(BaseEstimator):
     -----
     Ours, not the paper's:
 
+    * The iterated local search is not part of pCQO-MIS; it is the
+      Andrade-Resende-Werneck ILS (as in KaMIS), our own Numba
+      implementation, and it does most of the work on sparse graphs: on this
+      machine pCQO alone stays below the min-degree greedy on sparse random,
+      regular, planar and SAT graphs (``benchmarks/results/mis.md``).
+      ``local_search=False`` gives the paper's method alone. It starts from
+      the better of pCQO's set and the greedy set.
+    * With weights, the local search adds the (omega,1)-swaps of Nogueira,
+      Pinheiro and Subramanian (insert a node, drop its solution neighbours,
+      when that gains weight) and takes only the (1,2)-swaps that gain weight;
+      a worse solution is kept with probability
+      :math:`1 / (1 + \delta \delta^*)` with the losses counted in units of
+      the mean weight (exactly ARW's rule without weights).
+    * With weights, pCQO uses :math:`c = w / \bar w` (the weights over their
+      mean; the optimum does not change) and keeps the heaviest checked set.
+    * The defaults differ from the official settings, which are tuned per
+      graph family (:data:`PCQO_PRESETS`): ``gamma="auto"`` (the local
+      minimizer condition for the sizes at hand, so that maximal sets are
+      found on any graph), ``learning_rate="auto"``, ``gamma_prime=1``,
+      ``init_std=1``, ``restart_interval=100``, ``batch_size=32`` and
+      ``max_iter=300``, measured on this machine (``benchmarks/mis.py``,
+      section d): larger batches cost less per initialization but more per
+      step; on an Erdos-Renyi graph of 20,000 nodes the first check after
+      100 steps found no maximal set and the second did; and more steps did
+      not change the size reached after the local search. So pCQO is a
+      short phase that feeds the local search.
     * Any positive entry of the adjacency is an edge and its value is
-      ignored (MIS is unweighted); negative entries, NaN, asymmetry and self
-      loops raise ``ValueError``.
+      ignored; negative entries, NaN, asymmetry and self loops raise
+      ``ValueError``. A networkx graph is read as structure only (edge
+      attributes are ignored); node weights are used only when
+      ``node_weight`` asks for them.
     * The dense mode folds the two products with :math:`A` and :math:`\bar A`
       into one with :math:`\gamma A - \gamma' \bar A` (same arithmetic, half
       the cost). The implicit complement is an option the paper does not have.
     * The MIS check is done directly on the binarized points with one sparse
       product (independent and maximal), which is what the paper's
       fixed-point test decides, vectorized over the batch.
-    * If no point ever passes the check (too few steps or badly tuned
-      parameters), each final point is rounded greedily (nodes in decreasing
-      order of :math:`x_i`, kept when no kept neighbour) and the largest
-      result is returned, with ``used_fallback_ = True``. So
-      ``independent_set_`` is always maximal.
-    * ``max_iter`` defaults to 4500 instead of the ER setting's 225,000, to
-      suit CPUs; the shipped settings are in :data:`PCQO_PRESETS`.
+    * If no point ever passes the check, each final point is rounded
+      greedily (nodes in decreasing order of :math:`x_i`, kept when no kept
+      neighbour), the best result is used, ``used_fallback_`` is set and a
+      ``ConvergenceWarning`` says so. So ``independent_set_`` is always
+      maximal.
     * Float32 by default (the official code runs float16 on GPU, whose
-      spacing near 1 is too coarse for steps of order
-      :math:`\eta\gamma`).
+      spacing near 1 is too coarse for steps of order :math:`\eta\gamma`).
     * The random numbers are drawn with NumPy and moved to the device, so all
       array namespaces follow the same trajectory up to rounding.
-    * ``independent_set_`` and ``mask_`` are computed on the host and then
-      moved to the input's array namespace and device.
-    * ``gamma="auto"`` (:math:`\gamma = 1.2 (1 + \gamma' (\hat s - 1))`
-      with :math:`\hat s` 1.2 times the greedy set size) is ours: it
-      enforces the local-minimizer condition below; the paper tunes
-      :math:`\gamma` per graph family.
-
-    The tuning is graph-family specific (the paper tunes per family); the
-    local-minimizer condition :math:`\gamma > 1 + \gamma'(|S| - 1)` for the
-    sets of interest is the first thing to satisfy (``gamma="auto"``).
+    * CHILS takes integer weights: integral weights are passed exactly, others
+      are scaled and rounded (a relative error below :math:`10^{-12}`).
 
     References
     ----------
     .. [1] I. Alkhouri, C. Le Denmat, Y. Li, C. Yu, J. Liu, R. Wang and
        A. Velasquez. "Differentiable Quadratic Optimization for the Maximum
        Independent Set Problem" (pCQO-MIS). ICML 2025, PMLR 267.
+    .. [2] D. V. Andrade, M. G. C. Resende and R. F. Werneck. "Fast local
+       search for the maximum independent set problem". Journal of
+       Heuristics 18, 2012.
+    .. [3] E. Grossmann, K. Langedal and C. Schulz. "Accelerating Reductions
+       Using Graph Neural Networks and a New Concurrent Local Search for the
+       Maximum Weight Independent Set Problem" (CHILS). 2024.
 
     Examples
     --------
     >>> import networkx as nx
     >>> from skalgos.graph import MaximumIndependentSet
     >>> G = nx.petersen_graph()
-    >>> mis = MaximumIndependentSet(batch_size=16, max_iter=900,
-    ...                             random_state=0).fit(G)
+    >>> mis = MaximumIndependentSet(random_state=0).fit(G)
     >>> mis.size_
     4
     >>> MaximumIndependentSet(solver="milp").fit(G).optimal_
     True
+    >>> G = nx.Graph([("a", "b"), ("b", "c")])
+    >>> MaximumIndependentSet(random_state=0).fit(G).independent_set_labels_
+    ['a', 'c']
+    >>> nx.set_node_attributes(G, {"a": 1.0, "b": 5.0, "c": 1.0}, "w")
+    >>> MaximumIndependentSet(random_state=0).fit(G, node_weight="w").weight_
+    5.0
     """
 
     _parameter_constraints: dict = {
-        "solver": [StrOptions({"pcqo", "greedy", "milp"})],
+        "solver": [StrOptions({"pcqo", "greedy", "milp", "chils"})],
         "gamma": [Interval(numbers.Real, 0, None, closed="left"), StrOptions({"auto"})],
         "gamma_prime": [Interval(numbers.Real, 0, None, closed="left")],
-        "learning_rate": [Interval(numbers.Real, 0, None, closed="neither")],
+        "learning_rate": [
+            Interval(numbers.Real, 0, None, closed="neither"),
+            StrOptions({"auto"}),
+        ],
         "momentum": [Interval(numbers.Real, 0, 1, closed="left")],
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
         "restart_interval": [Interval(numbers.Integral, 1, None, closed="left")],
@@ -486,6 +690,11 @@ class MaximumIndependentSet(BaseEstimator):
         "threshold": [Interval(numbers.Real, 0, 1, closed="neither")],
         "complement": [StrOptions({"auto", "dense", "implicit"})],
         "dtype": [StrOptions({"float32", "float64", "float16"})],
+        "local_search": ["boolean"],
+        "local_search_iter": [
+            Interval(numbers.Integral, 0, None, closed="left"),
+            StrOptions({"auto"}),
+        ],
         "time_limit": [Interval(numbers.Real, 0, None, closed="neither"), None],
         "ignore_diagonal": ["boolean"],
         "n_jobs": [numbers.Integral, None],
@@ -497,20 +706,22 @@ class MaximumIndependentSet(BaseEstimator):
         self,
         solver="pcqo",
         *,
-        gamma=350.0,
-        gamma_prime=7.0,
-        learning_rate=9e-6,
+        gamma="auto",
+        gamma_prime=1.0,
+        learning_rate="auto",
         momentum=0.9,
-        max_iter=4500,
-        restart_interval=450,
-        batch_size=256,
-        init_std=2.25,
+        max_iter=300,
+        restart_interval=100,
+        batch_size=32,
+        init_std=1.0,
         init="degree",
         restart="current",
         reset_velocity=False,
         threshold=0.5,
         complement="auto",
         dtype="float32",
+        local_search=True,
+        local_search_iter="auto",
         time_limit=None,
         ignore_diagonal=False,
         n_jobs=None,
@@ -532,6 +743,8 @@ class MaximumIndependentSet(BaseEstimator):
         self.threshold = threshold
         self.complement = complement
         self.dtype = dtype
+        self.local_search = local_search
+        self.local_search_iter = local_search_iter
         self.time_limit = time_limit
         self.ignore_diagonal = ignore_diagonal
         self.n_jobs = n_jobs
@@ -548,8 +761,8 @@ class MaximumIndependentSet(BaseEstimator):
         return tags
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y=None):
-        """Find a large independent set of the graph ``X``.
+    def fit(self, X, y=None, node_weight=None):
+        """Find a large (or heavy) independent set of the graph ``X``.
 
         Parameters
         ----------
@@ -560,15 +773,20 @@ class MaximumIndependentSet(BaseEstimator):
             and on its device.
         y : None
             Ignored.
+        node_weight : array-like of shape (n,), str or None, default=None
+            Non-negative node weights, for the maximum weight independent set;
+            for a networkx graph also the name of a node attribute holding
+            them. None: every node counts 1.
 
         Returns
         -------
         self : MaximumIndependentSet
             The fitted solver.
         """
-        from ._kernels import check_masks, greedy_min_degree
+        from ._kernels import check_masks
 
         start = time.perf_counter()
+        deadline = None if self.time_limit is None else start + self.time_limit
         G = X  # named X for scikit-learn (metadata routing, checks); a graph
         xp_input = None
         if hasattr(G, "shape") and not sp.issparse(G):
@@ -577,45 +795,81 @@ class MaximumIndependentSet(BaseEstimator):
             G, name="X", ignore_diagonal=self.ignore_diagonal, estimator=self
         )
         n = A.shape[0]
+        w = _check_node_weight(node_weight, G, n)
+        labels = _node_labels(G)
+        rng = check_random_state(self.random_state)
         self.n_features_in_ = n
         self.n_iter_ = 0
+        self.n_local_search_iter_ = 0
         self.n_maximal_found_ = 0
         self.used_fallback_ = False
         self.optimal_ = False
         self.upper_bound_ = np.nan
+        self.gamma_ = np.nan
+        self.learning_rate_ = np.nan
+        history = []
         if n == 0:
             self.optimal_ = True
             self.upper_bound_ = 0.0
-            self._set_result(np.zeros(0, dtype=np.uint8))
-            self.history_ = [(0, 0, time.perf_counter() - start)]
+            self._set_result(np.zeros(0, dtype=np.uint8), w, labels)
+            self.history_ = [(0, 0, time.perf_counter() - start, self.solver)]
             self._to_namespace(xp_input, G)
             return self
 
+        greedy = _greedy_mask(A, w)
+        polish = self.local_search
         if self.solver == "greedy":
-            mask = np.zeros(n, dtype=np.uint8)
-            mask[greedy_min_degree(A.indptr, A.indices)] = 1
-            self._set_result(mask)
+            mask = greedy
+            history.append((0, _set_value(mask, w), _since(start), "greedy"))
         elif self.solver == "milp":
-            mask, optimal, upper = _solve_milp(A, self.time_limit, self.verbose)
+            remaining = None if deadline is None else max(deadline - _now(), 1e-3)
+            mask, optimal, upper = _solve_milp(A, w, remaining, self.verbose)
             if mask is None or not check_masks(A.indptr, A.indices, mask[None])[0][0]:
                 self.used_fallback_ = True
-                mask = np.zeros(n, dtype=np.uint8)
-                mask[greedy_min_degree(A.indptr, A.indices)] = 1
+                mask = greedy
             self.optimal_ = bool(optimal) and not self.used_fallback_
             self.upper_bound_ = upper
-            self._set_result(_extend_to_maximal(A, mask))
+            mask = _extend_to_maximal(A, mask)
+            history.append((0, _set_value(mask, w), _since(start), "milp"))
+            polish = polish and not self.optimal_
+        elif self.solver == "chils":
+            mask, _ = _solve_chils(A, w, self.time_limit, rng)
+            mask = _extend_to_maximal(A, mask)
+            history.append((0, _set_value(mask, w), _since(start), "chils"))
+            polish = False
         else:
             from ..utils._backend import effective_n_threads, numba_threads
 
             n_threads = 1 if self.n_jobs is None else effective_n_threads(self.n_jobs)
             with _blas_controller().limit(limits=n_threads, user_api="blas"):
                 with numba_threads(n_threads):
-                    self._fit_pcqo(A, xp_input, G, start)
-            self._to_namespace(xp_input, G)
-            return self
-        self.history_ = [(0, self.size_, time.perf_counter() - start)]
+                    mask = self._fit_pcqo(
+                        A, w, greedy, xp_input, G, start, deadline, rng, history
+                    )
+        if polish:
+            from ._local_search import run_local_search
+
+            if _set_value(greedy, w) > _set_value(mask, w):
+                mask = greedy
+            mask, self.n_local_search_iter_ = run_local_search(
+                A,
+                mask,
+                w,
+                max_iter=self._local_search_budget(n),
+                deadline=deadline,
+                random_state=rng,
+                start=start,
+                history=history,
+            )
+        self.history_ = history
+        self._set_result(mask, w, labels)
         self._to_namespace(xp_input, G)
         return self
+
+    def _local_search_budget(self, n):
+        if self.local_search_iter == "auto":
+            return max(_AUTO_LS_ITER_PER_NODE * n, _AUTO_LS_ITER_MIN)
+        return int(self.local_search_iter)
 
     def _to_namespace(self, xp, G):
         """Fitted arrays follow the input's namespace and device."""
@@ -625,33 +879,51 @@ class MaximumIndependentSet(BaseEstimator):
         self.mask_ = to_device(self.mask_, dev, xp=xp)
         self.independent_set_ = to_device(self.independent_set_, dev, xp=xp)
 
-    def _set_result(self, mask):
+    def _set_result(self, mask, w, labels):
         self.mask_ = np.asarray(mask, dtype=bool)
         self.independent_set_ = np.flatnonzero(self.mask_).astype(np.int64)
         self.size_ = int(self.independent_set_.size)
+        self.weight_ = (
+            float(self.size_) if w is None else float(w[self.independent_set_].sum())
+        )
+        if labels is None:
+            self.independent_set_labels_ = self.independent_set_.tolist()
+        else:
+            self.independent_set_labels_ = [labels[i] for i in self.independent_set_]
 
-    def _fit_pcqo(self, A, xp_input, G, start):
+    def _fit_pcqo(self, A, w, greedy, xp_input, G, start, deadline, rng, history):
         from ._kernels import (
             check_masks,
-            greedy_min_degree,
             pcqo_gradient,
+            pcqo_sparse_steps,
             pcqo_step,
             priority_greedy,
         )
 
         n = A.shape[0]
-        rng = check_random_state(self.random_state)
         deg = np.diff(A.indptr).astype(np.float64)
         n_edges = A.nnz // 2
+        if w is None:
+            c = np.ones(n)
+        else:
+            positive = w[w > 0]
+            c = w / positive.mean() if positive.size else np.zeros(n)
 
         gamma_prime = float(self.gamma_prime)
         if isinstance(self.gamma, str):  # "auto"
-            s_est = 1.2 * greedy_min_degree(A.indptr, A.indices).size
-            gamma = 1.2 * (1.0 + gamma_prime * max(s_est - 1.0, 0.0))
-            gamma = max(gamma, 1.2)
+            s_est = 1.2 * int(greedy.sum())
+            gamma = 1.2 * (float(c.max()) + gamma_prime * max(s_est - 1.0, 0.0))
+            gamma = max(gamma, 1e-12)
         else:
             gamma = float(self.gamma)
+        gamma = float(gamma)  # Python floats: array-api-strict refuses NumPy scalars
         self.gamma_ = gamma
+        if isinstance(self.learning_rate, str):  # "auto"
+            lr = _AUTO_LR_TIMES_GAMMA / gamma
+        else:
+            lr = float(self.learning_rate)
+        lr = float(lr)
+        self.learning_rate_ = lr
 
         if isinstance(self.init, str):
             dmax = deg.max()
@@ -681,6 +953,13 @@ class MaximumIndependentSet(BaseEstimator):
             dense_ok = n <= _AUTO_DENSE_MAX_NODES and density >= _AUTO_DENSE_MIN_DENSITY
             mode = "dense" if dense_ok else "implicit"
         self.complement_ = mode
+        # the fused kernel: NumPy, sparse A, batch as an n x B matrix
+        fused = on_numpy and mode == "implicit"
+        if fused and self.dtype == "float16":
+            raise ValueError(
+                "dtype='float16' on NumPy needs complement='dense' (the sparse "
+                "kernel runs in float32 or float64); use dtype='float32'."
+            )
 
         def put(a):
             a = np.asarray(a, dtype=self.dtype)
@@ -693,51 +972,76 @@ class MaximumIndependentSet(BaseEstimator):
             np.fill_diagonal(W, 0.0)
             ops["W"] = put(W)
             del Ad, W
-        elif on_numpy:
-            ops["A_sparse"] = A.astype(self.dtype)
-        else:
+        elif not on_numpy:
             ops["A"] = put(A.toarray())
+        c_dev = None if fused else put(c[None, :])
 
         B = self.batch_size
         T = self.restart_interval
-        lr, mom, sigma = float(self.learning_rate), float(self.momentum), self.init_std
-        X = put(mu[None, :] + sigma * rng.standard_normal((B, n)))
-        V = xp.zeros((B, n), dtype=dtype, **({} if on_numpy else {"device": dev}))
+        mom, sigma = float(self.momentum), float(self.init_std)
 
-        best_mask, best_size = None, -1
-        history = []
+        def sample(centre):
+            # the same random numbers for every layout and namespace
+            R = sigma * rng.standard_normal((B, n))
+            if fused:
+                return np.ascontiguousarray((centre + R).T, dtype=self.dtype)
+            return put(centre + R)
+
+        X = sample(mu[None, :])
+        if fused:
+            V = np.zeros((n, B), dtype=self.dtype)
+            scratch = np.empty((n, B), dtype=self.dtype)
+        else:
+            V = xp.zeros((B, n), dtype=dtype, **({} if on_numpy else {"device": dev}))
+
+        best_mask, best_value = None, -np.inf
         it = 0
         while it < self.max_iter:
-            for _ in range(min(T, self.max_iter - it)):
-                grad = pcqo_gradient(X, gamma, gamma_prime, xp=xp, **ops)
-                X, V = pcqo_step(X, V, grad, lr, mom, xp=xp)
-            it = min(it + T, self.max_iter)
-            M = to_numpy(X > self.threshold).astype(np.uint8)
+            steps = min(T, self.max_iter - it)
+            if fused:
+                out = pcqo_sparse_steps(
+                    A.indptr, A.indices, c, X, V, scratch, steps, gamma,
+                    gamma_prime, lr, mom,
+                )  # fmt: skip
+                if out is not X:
+                    X, scratch = out, X
+                M = np.ascontiguousarray((X > self.threshold).T).view(np.uint8)
+            else:
+                for _ in range(steps):
+                    grad = pcqo_gradient(X, gamma, gamma_prime, c=c_dev, xp=xp, **ops)
+                    X, V = pcqo_step(X, V, grad, lr, mom, xp=xp)
+                M = to_numpy(X > self.threshold).astype(np.uint8)
+            it += steps
             _, maximal = check_masks(A.indptr, A.indices, M)
             self.n_maximal_found_ += int(maximal.sum())
             if maximal.any():
-                sizes = np.where(maximal, M.sum(axis=1, dtype=np.int64), -1)
-                b = int(np.argmax(sizes))
-                if sizes[b] > best_size:
-                    best_size, best_mask = int(sizes[b]), M[b].copy()
-            elapsed = time.perf_counter() - start
-            history.append((it, max(best_size, 0), elapsed))
+                values = M.astype(np.float64) @ (np.ones(n) if w is None else w)
+                values = np.where(maximal, values, -np.inf)
+                b = int(np.argmax(values))
+                if values[b] > best_value:
+                    best_value, best_mask = float(values[b]), M[b].copy()
+            elapsed = _since(start)
+            shown = 0 if best_mask is None else _set_value(best_mask, w)
+            history.append((it, shown, elapsed, "pcqo"))
             if self.verbose:
                 print(
                     f"[pCQO] step {it}/{self.max_iter}: {int(maximal.sum())}/{B} "
-                    f"maximal, best size {max(best_size, 0)}, {elapsed:.2f} s"
+                    f"maximal, best {shown}, {elapsed:.2f} s"
                 )
             if it >= self.max_iter or (
-                self.time_limit is not None and elapsed >= self.time_limit
+                deadline is not None and time.perf_counter() >= deadline
             ):
                 break
             if self.restart == "current":
-                centre = X
+                centre = to_numpy(X).T if fused else None
             elif self.restart == "best" and best_mask is not None:
-                centre = put(best_mask[None, :])
+                centre = best_mask[None, :].astype(np.float64)
             else:
-                centre = put(mu[None, :])
-            X = centre + put(sigma * rng.standard_normal((B, n)))
+                centre = mu[None, :]
+            if centre is None:  # around the current points, in their namespace
+                X = X + put(sigma * rng.standard_normal((B, n)))
+            else:
+                X = sample(centre)
             if self.reset_velocity:
                 V = V * 0.0
         self.n_iter_ = it
@@ -745,12 +1049,43 @@ class MaximumIndependentSet(BaseEstimator):
             # nothing passed the check: greedy rounding of the final points
             self.used_fallback_ = True
             Xn = to_numpy(X).astype(np.float64)
+            if fused:
+                Xn = Xn.T
             orders = np.lexsort((np.broadcast_to(deg, Xn.shape), -Xn), axis=1)
             masks = priority_greedy(A.indptr, A.indices, orders)
-            best_mask = masks[int(np.argmax(masks.sum(axis=1)))]
-            history[-1] = (it, int(best_mask.sum()), history[-1][2])
-        self.history_ = history
-        self._set_result(best_mask)
+            values = masks.astype(np.float64) @ (np.ones(n) if w is None else w)
+            best_mask = masks[int(np.argmax(values))]
+            history[-1] = (it, _set_value(best_mask, w), history[-1][2], "pcqo")
+            warnings.warn(
+                f"pCQO found no maximal independent set in {it} steps (no batch "
+                "point passed the MIS check); its final points were rounded "
+                "greedily. Raise max_iter or restart_interval, or use "
+                "gamma='auto' and learning_rate='auto'.",
+                ConvergenceWarning,
+                stacklevel=4,  # the caller of fit (past sklearn's wrapper)
+            )
+        return best_mask
+
+
+def _since(start):
+    return time.perf_counter() - start
+
+
+def _now():
+    return time.perf_counter()
+
+
+def _greedy_mask(A, w):
+    """Min-degree greedy (unweighted) or GWMIN (weighted), as a 0/1 mask."""
+    from ._kernels import greedy_min_degree, greedy_weighted
+
+    n = A.shape[0]
+    mask = np.zeros(n, dtype=np.uint8)
+    if w is None:
+        mask[greedy_min_degree(A.indptr, A.indices)] = 1
+    else:
+        mask[greedy_weighted(A.indptr, A.indices, w)] = 1
+    return mask
 
 
 def _extend_to_maximal(A, mask):
@@ -762,8 +1097,10 @@ def _extend_to_maximal(A, mask):
     return priority_greedy(A.indptr, A.indices, order[None, :])[0]
 
 
-def maximum_independent_set(G, *, solver="pcqo", random_state=None, **params):
-    """Sorted node indices of a large independent set of ``G``.
+def maximum_independent_set(
+    G, *, solver="pcqo", node_weight=None, random_state=None, **params
+):
+    """Sorted node indices of a large (or heavy) independent set of ``G``.
 
     Function form of :class:`MaximumIndependentSet`; ``params`` are its
     parameters.
@@ -772,10 +1109,12 @@ def maximum_independent_set(G, *, solver="pcqo", random_state=None, **params):
     ----------
     G : networkx.Graph, scipy sparse matrix or array-like of shape (n, n)
         The graph; any positive entry is an edge.
-    solver : {"pcqo", "greedy", "milp"}, default="pcqo"
+    solver : {"pcqo", "greedy", "milp", "chils"}, default="pcqo"
         See :class:`MaximumIndependentSet`.
+    node_weight : array-like of shape (n,), str or None, default=None
+        Node weights (or, for a networkx graph, a node attribute name).
     random_state : int, RandomState instance or None, default=None
-        Seed for ``"pcqo"``.
+        Seed.
     **params
         Other parameters of :class:`MaximumIndependentSet`.
 
@@ -793,4 +1132,78 @@ def maximum_independent_set(G, *, solver="pcqo", random_state=None, **params):
     3
     """
     est = MaximumIndependentSet(solver=solver, random_state=random_state, **params)
-    return est.fit(G).independent_set_
+    return est.fit(G, node_weight=node_weight).independent_set_
+
+
+def improve_independent_set(
+    G, nodes, *, node_weight=None, max_iter="auto", time_limit=None, random_state=None
+):
+    """Improve an independent set with the Andrade-Resende-Werneck ILS.
+
+    The set is first made maximal and locally optimal ((1,2)-swaps: drop one
+    node, insert two; with weights also (omega,1)-swaps), then ``max_iter``
+    iterations of the iterated local search perturb and re-optimize it. The
+    result is never worse than the input.
+
+    Parameters
+    ----------
+    G : networkx.Graph, scipy sparse matrix or array-like of shape (n, n)
+        The graph; any positive entry is an edge.
+    nodes : array-like of int, or boolean array of shape (n,)
+        An independent set, as node indices (positions in ``list(G.nodes)``
+        for a networkx graph) or a mask.
+    node_weight : array-like of shape (n,), str or None, default=None
+        Node weights (or, for a networkx graph, a node attribute name).
+    max_iter : int or "auto", default="auto"
+        ILS iterations; 0 runs the local search only; ``"auto"`` is
+        ``max(20 n, 2000)``.
+    time_limit : float or None, default=None
+        Seconds after which no new chunk of iterations starts.
+    random_state : int, RandomState instance or None, default=None
+        Seed.
+
+    Returns
+    -------
+    nodes : ndarray of int64
+        Sorted indices of the improved, maximal independent set.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from skalgos.graph import improve_independent_set
+    >>> improve_independent_set(nx.path_graph(5), [1, 3], random_state=0)
+    array([0, 2, 4])
+    """
+    from ._kernels import check_masks
+    from ._local_search import run_local_search
+
+    A = _validate_graph(G)
+    n = A.shape[0]
+    w = _check_node_weight(node_weight, G, n)
+    mask = _as_mask(nodes, n)
+    if not check_masks(A.indptr, A.indices, mask[None])[0][0]:
+        raise ValueError(
+            "nodes must be an independent set of G (two of them are adjacent); "
+            "check it with is_independent_set."
+        )
+    if isinstance(max_iter, str):
+        if max_iter != "auto":
+            raise ValueError(
+                f"max_iter must be an int >= 0 or 'auto'; got {max_iter!r}."
+            )
+        max_iter = max(_AUTO_LS_ITER_PER_NODE * n, _AUTO_LS_ITER_MIN)
+    elif not isinstance(max_iter, numbers.Integral) or max_iter < 0:
+        raise ValueError(f"max_iter must be an int >= 0 or 'auto'; got {max_iter!r}.")
+    if time_limit is not None and not time_limit > 0:
+        raise ValueError(f"time_limit must be positive or None; got {time_limit!r}.")
+    start = time.perf_counter()
+    best, _ = run_local_search(
+        A,
+        mask,
+        w,
+        max_iter=int(max_iter),
+        deadline=None if time_limit is None else start + time_limit,
+        random_state=check_random_state(random_state),
+        start=start,
+    )
+    return np.flatnonzero(best).astype(np.int64)

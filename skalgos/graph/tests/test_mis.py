@@ -1,6 +1,7 @@
 """Tests of MaximumIndependentSet, the helpers, the kernels and the generators."""
 
 import itertools
+import warnings
 
 import networkx as nx
 import numpy as np
@@ -8,6 +9,7 @@ import pytest
 import scipy.sparse as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from sklearn.exceptions import ConvergenceWarning
 
 from skalgos.datasets import (
     make_erdos_renyi_graph,
@@ -35,6 +37,10 @@ from skalgos.graph._kernels import (
 # initializations and steps (the ER setting needs hundreds of steps per check
 # on graphs this small)
 FAST = dict(PCQO_PRESETS["satlib"], batch_size=16, max_iter=300)
+# the paper's method alone, without the local search polish
+PCQO_ONLY = dict(FAST, local_search=False)
+# pCQO alone at the default (auto) step size and penalty, shorter
+SMALL = dict(batch_size=16, restart_interval=30, max_iter=300, local_search=False)
 
 
 # --- oracles written independently of the package ---------------------------
@@ -114,10 +120,17 @@ def test_pcqo_maximal_whatever_the_parameters(A, learning_rate, gamma):
         restart_interval=1,
         learning_rate=learning_rate,
         gamma=gamma,
+        local_search=False,
         random_state=1,
-    ).fit(A)
+    )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ConvergenceWarning)
+        est.fit(A)
     assert _is_maximal(A.shape[0], _edges(A), est.independent_set_.tolist())
     assert est.history_[-1][1] == est.size_
+    # a fallback is never silent
+    fallback_warnings = [w for w in caught if w.category is ConvergenceWarning]
+    assert est.used_fallback_ == bool(fallback_warnings)
 
 
 # --- exactness ---------------------------------------------------------------
@@ -130,7 +143,7 @@ def test_graph_atlas_exact():
         n = G.number_of_nodes()
         edges = list(G.edges)
         alpha = _alpha_brute_force(n, edges)
-        est = MaximumIndependentSet(random_state=0, **FAST).fit(G)
+        est = MaximumIndependentSet(random_state=0, **PCQO_ONLY).fit(G)
         if est.size_ != alpha or not _is_maximal(n, edges, est.independent_set_):
             wrong.append((n, edges, est.size_, alpha))
     assert not wrong, wrong[:5]
@@ -152,9 +165,13 @@ def test_graph_atlas_exact():
     ],
     ids=["C9", "C12", "P7", "P10", "K3,5", "K6,6", "petersen", "K8", "E6", "Q4"],
 )
-@pytest.mark.parametrize("solver", ["pcqo", "milp"])
-def test_known_independence_numbers(G, alpha, solver):
-    est = MaximumIndependentSet(solver, random_state=0, **FAST).fit(G)
+@pytest.mark.parametrize("solver", ["pcqo", "greedy", "milp"])
+@pytest.mark.parametrize("local_search", [True, False], ids=["ls", "no-ls"])
+def test_known_independence_numbers(G, alpha, solver, local_search):
+    params = FAST if solver == "pcqo" else {}
+    est = MaximumIndependentSet(
+        solver, random_state=0, local_search=local_search, **params
+    ).fit(G)
     assert est.size_ == alpha
     if solver == "milp":
         assert est.optimal_ and est.upper_bound_ == alpha
@@ -177,20 +194,39 @@ def test_milp_on_planted_sat_graph():
     assert est.optimal_ and est.size_ == alpha
 
 
-def test_pcqo_on_planted_sat_graph():
+def test_defaults_on_planted_sat_graph():
     A, alpha = make_sat_independent_set(12, 40, random_state=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        est = MaximumIndependentSet(random_state=0).fit(A)
+        alone = MaximumIndependentSet(random_state=0, local_search=False).fit(A)
+    assert est.size_ == alpha
+    assert not alone.used_fallback_ and alone.n_maximal_found_ > 0
+    assert alone.size_ <= alpha
+
+
+def test_satlib_preset_falls_back_loudly_on_a_small_sat_graph():
+    # the official SATLIB setting finds no maximal set in 600 steps here: the
+    # greedy rounding is used, and it says so
+    A, _ = make_sat_independent_set(12, 40, random_state=1)
     est = MaximumIndependentSet(
         **{**PCQO_PRESETS["satlib"], "max_iter": 600, "batch_size": 32},
+        local_search=False,
         random_state=0,
-    ).fit(A)
-    assert est.size_ == alpha
+    )
+    with pytest.warns(ConvergenceWarning, match="no maximal independent set"):
+        est.fit(A)
+    assert est.used_fallback_
+    assert is_maximal_independent_set(A, est.independent_set_)
 
 
 def test_pcqo_finds_small_er_optimum():
     A = make_erdos_renyi_graph(40, 0.15, random_state=3)
     opt = MaximumIndependentSet("milp").fit(A).size_
     est = MaximumIndependentSet(
-        batch_size=32, max_iter=1800, restart_interval=450, random_state=0
+        **{**PCQO_PRESETS["er"], "batch_size": 32, "max_iter": 1800},
+        local_search=False,
+        random_state=0,
     ).fit(A)
     assert est.size_ == opt
 
@@ -202,7 +238,8 @@ def test_greedy_is_optimal_on_forests():
         T = nx.random_labeled_tree(30, seed=seed)
         T.remove_edges_from(list(T.edges)[::7])  # a forest
         alpha = MaximumIndependentSet("milp").fit(T).size_
-        assert MaximumIndependentSet("greedy").fit(T).size_ == alpha
+        greedy = MaximumIndependentSet("greedy", local_search=False).fit(T)
+        assert greedy.size_ == alpha
 
 
 def test_milp_time_limit_reports_no_proof():
@@ -254,9 +291,11 @@ def test_implicit_complement_equals_dense():
     np.testing.assert_allclose(sparse, dense, rtol=1e-10, atol=1e-9)
     a = MaximumIndependentSet(complement="dense", dtype="float64", random_state=0)
     b = MaximumIndependentSet(complement="implicit", dtype="float64", random_state=0)
-    a.set_params(**FAST)
-    b.set_params(**FAST)
+    a.set_params(**PCQO_ONLY)
+    b.set_params(**PCQO_ONLY)
     np.testing.assert_array_equal(a.fit(A).mask_, b.fit(A).mask_)
+    assert [h[:2] for h in a.history_] == [h[:2] for h in b.history_]
+    assert (a.complement_, b.complement_) == ("dense", "implicit")
 
 
 def test_pcqo_update_in_namespace(array_namespace):
@@ -291,7 +330,7 @@ def test_pcqo_update_in_namespace(array_namespace):
 def test_fit_in_namespace_matches_numpy(array_namespace):
     ns = array_namespace
     A = make_erdos_renyi_graph(25, 0.2, random_state=2).toarray()
-    params = dict(FAST, dtype="float64", random_state=0)
+    params = dict(PCQO_ONLY, dtype="float64", random_state=0)
     ref = MaximumIndependentSet(**params).fit(A)
     with ns.dispatch():
         est = MaximumIndependentSet(**params).fit(ns.asarray(A))
@@ -343,22 +382,36 @@ def test_check_masks_and_greedy_kernels():
 
 def test_deterministic_history_and_attributes():
     A = make_erdos_renyi_graph(40, 0.2, random_state=0)
-    a = MaximumIndependentSet(random_state=7, **FAST).fit(A)
-    b = MaximumIndependentSet(random_state=7, **FAST).fit(A)
+    a = MaximumIndependentSet(random_state=7, **SMALL).fit(A)
+    b = MaximumIndependentSet(random_state=7, **SMALL).fit(A)
     np.testing.assert_array_equal(a.independent_set_, b.independent_set_)
     steps = [h[0] for h in a.history_]
     sizes = [h[1] for h in a.history_]
     assert steps == list(range(30, 301, 30)) and a.n_iter_ == 300
     assert sizes == sorted(sizes) and sizes[-1] == a.size_
+    assert {h[3] for h in a.history_} == {"pcqo"}
     assert a.n_features_in_ == 40 and a.complement_ == "dense"
+    # with the local search (the default), the result is deterministic too
+    c = MaximumIndependentSet(random_state=7, **{**SMALL, "local_search": True})
+    d = MaximumIndependentSet(random_state=7, **{**SMALL, "local_search": True})
+    c.fit(A)
+    d.fit(A)
+    np.testing.assert_array_equal(c.independent_set_, d.independent_set_)
+    assert c.n_local_search_iter_ == d.n_local_search_iter_ == 2000
+    assert [h[3] for h in c.history_][-1] == "local_search"
+    assert c.size_ >= a.size_
 
 
 def test_time_limit_stops_pcqo():
     A = make_erdos_renyi_graph(60, 0.2, random_state=0)
     est = MaximumIndependentSet(
-        max_iter=10**7, restart_interval=50, batch_size=8, time_limit=0.2
+        max_iter=10**7,
+        restart_interval=50,
+        batch_size=8,
+        local_search_iter=10**9,
+        time_limit=0.2,
     ).fit(A)
-    assert est.n_iter_ < 10**7
+    assert est.n_iter_ < 10**7 and est.n_local_search_iter_ < 10**9
     assert is_maximal_independent_set(A, est.independent_set_)
 
 
@@ -372,7 +425,8 @@ def test_restart_variants_and_warm_start():
         dict(init=np.full(40, 0.5)),
         dict(gamma_prime=0.0),
     ):
-        est = MaximumIndependentSet(random_state=0, **{**FAST, **kw}).fit(A)
+        est = MaximumIndependentSet(random_state=0, **{**SMALL, **kw}).fit(A)
+        assert not est.used_fallback_
         assert is_maximal_independent_set(A, est.independent_set_)
         assert est.size_ <= opt
 
@@ -381,7 +435,7 @@ def test_input_formats_agree():
     G = nx.petersen_graph()
     A = nx.to_numpy_array(G)
     sizes = {
-        MaximumIndependentSet("greedy").fit(x).size_
+        MaximumIndependentSet("greedy", local_search=False).fit(x).size_
         for x in (G, A, sp.csr_array(A), sp.coo_matrix(A), A.tolist(), 2.5 * A)
     }
     assert sizes == {4}
@@ -497,8 +551,15 @@ def test_sat_graph_structure():
 
 def test_verbose_and_threads(capsys):
     A = make_erdos_renyi_graph(30, 0.2, random_state=0)
-    a = MaximumIndependentSet(verbose=1, n_jobs=-1, random_state=0, **FAST).fit(A)
+    a = MaximumIndependentSet(verbose=1, n_jobs=-1, random_state=0, **PCQO_ONLY)
+    a.fit(A)
     out = capsys.readouterr().out
     assert out.count("[pCQO] step") == len(a.history_) == 10
-    b = MaximumIndependentSet(n_jobs=1, random_state=0, **FAST).fit(A)
+    b = MaximumIndependentSet(n_jobs=1, random_state=0, **PCQO_ONLY).fit(A)
     np.testing.assert_array_equal(a.mask_, b.mask_)
+    # the fused sparse kernel too (threads do not change the arithmetic)
+    c = MaximumIndependentSet(complement="implicit", n_jobs=-1, random_state=0)
+    d = MaximumIndependentSet(complement="implicit", n_jobs=1, random_state=0)
+    c.set_params(**PCQO_ONLY)
+    d.set_params(**PCQO_ONLY)
+    np.testing.assert_array_equal(c.fit(A).mask_, d.fit(A).mask_)
