@@ -11,7 +11,7 @@ from sklearn.base import BaseEstimator, _fit_context
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_array, check_non_negative, validate_data
+from sklearn.utils.validation import check_array, check_non_negative
 
 from ..utils._backend import (
     device,
@@ -20,7 +20,7 @@ from ..utils._backend import (
     to_device,
     to_numpy,
 )
-from ..utils.validation import check_adjacency
+from ..utils.validation import check_adjacency, validate_data
 
 __all__ = [
     "PCQO_PRESETS",
