@@ -14,9 +14,10 @@ from sklearn.base import BaseEstimator, ClusterMixin, _fit_context
 from sklearn.metrics import pairwise_distances
 from sklearn.utils import check_random_state, metadata_routing
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
-from ..utils.validation import check_adjacency
+from ..utils._backend import check_array_api_support
+from ..utils.validation import check_adjacency, validate_data
 
 __all__ = [
     "DynamicCorrelationClustering",
@@ -256,6 +257,7 @@ class DynamicCorrelationClustering(ClusterMixin, BaseEstimator):
         """
         self._check_radius()
         if self.affinity == "precomputed":
+            check_array_api_support(self, X)
             A = check_adjacency(X, name="X")
             n = A.shape[0]
         else:
@@ -302,6 +304,7 @@ class DynamicCorrelationClustering(ClusterMixin, BaseEstimator):
             self._check_radius()
             self._reset()
         if self.affinity == "precomputed":
+            check_array_api_support(self, X)
             indptr, indices, m = self._precomputed_block(X)
         else:
             X = validate_data(self, X, reset=first, dtype=np.float64)

@@ -7,8 +7,9 @@ import scipy.linalg
 from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
 from sklearn.metrics.pairwise import PAIRWISE_KERNEL_FUNCTIONS, pairwise_kernels
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
+from ..utils.validation import float_dtype, validate_data
 from ._groups import _GroupBase
 
 __all__ = ["GroupAveragedKernelRidge"]
@@ -173,8 +174,11 @@ class GroupAveragedKernelRidge(RegressorMixin, BaseEstimator):
         y : ndarray of shape (n_samples,) or (n_samples, n_targets)
         """
         check_is_fitted(self)
+        out_dtype = float_dtype(X)
         X = validate_data(self, X, reset=False, dtype=np.float64)
-        return self._averaged(X, self.X_fit_) @ self.dual_coef_
+        return (self._averaged(X, self.X_fit_) @ self.dual_coef_).astype(
+            out_dtype, copy=False
+        )
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

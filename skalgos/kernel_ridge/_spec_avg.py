@@ -26,7 +26,7 @@ from sklearn.preprocessing import LabelBinarizer
 from sklearn.utils._array_api import check_same_namespace
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from ..utils._backend import (
     device,
@@ -35,6 +35,7 @@ from ..utils._backend import (
     to_device,
     to_numpy,
 )
+from ..utils.validation import validate_data
 from ._bases import _BasisBase
 from ._groups import _GroupBase
 
@@ -385,6 +386,7 @@ class InvariantSpectralFeatures(TransformerMixin, _SpectralBase):
         tags = super().__sklearn_tags__()
         tags.array_api_support = True
         tags.input_tags.allow_nan = False
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
         return tags
 
 

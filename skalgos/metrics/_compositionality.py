@@ -23,9 +23,10 @@ from sklearn.utils._param_validation import (
     StrOptions,
     validate_params,
 )
-from sklearn.utils.validation import check_array, check_is_fitted, validate_data
+from sklearn.utils.validation import check_array, check_is_fitted
 
 from ..utils._skellam import discrete_gaussian_nll
+from ..utils.validation import validate_data
 
 __all__ = [
     "PrequentialResult",

@@ -132,7 +132,7 @@ class PWAligner(TransformerMixin, BaseEstimator):
         -------
         self : PWAligner
         """
-        clouds, weights, _ = validate_clouds(X)
+        clouds, weights, _ = validate_clouds(X, estimator=self)
         d = clouds[0].shape[1]
         check_pw_init(self.init, d, self.allow_reflection)
         if isinstance(self.reference, str) and self.reference == "barycenter":
@@ -194,7 +194,7 @@ class PWAligner(TransformerMixin, BaseEstimator):
             In the layout of ``X``.
         """
         check_is_fitted(self)
-        clouds, weights, layout = validate_clouds(X)
+        clouds, weights, layout = validate_clouds(X, estimator=self)
         if clouds[0].shape[1] != self.n_features_in_:
             raise ValueError(
                 f"X has clouds of dimension {clouds[0].shape[1]}, but PWAligner was "

@@ -403,7 +403,9 @@ class PWBarycenter(TransformerMixin, BaseEstimator):
         )
 
     def _prep(self, X, atom_weights=None):
-        clouds, weights, layout = validate_clouds(X, weights=atom_weights)
+        clouds, weights, layout = validate_clouds(
+            X, weights=atom_weights, estimator=self
+        )
         clouds = preprocess(
             clouds, weights, center=self.center, normalize=self.normalize
         )

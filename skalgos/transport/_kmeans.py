@@ -207,7 +207,7 @@ class PWKMeans(ClusterMixin, BaseEstimator):
         )
 
     def _prep(self, X):
-        clouds, weights, _ = validate_clouds(X)
+        clouds, weights, _ = validate_clouds(X, estimator=self)
         clouds = preprocess(
             clouds, weights, center=self.center, normalize=self.normalize
         )

@@ -4,7 +4,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_array
 
-from ..utils._backend import to_numpy
+from ..utils._backend import check_array_api_support, to_numpy
 from ..utils.validation import check_point_clouds
 
 
@@ -20,7 +20,7 @@ def _is_cloud_list(X):
     )
 
 
-def validate_clouds(X, *, name="X", weights=None):
+def validate_clouds(X, *, name="X", weights=None, estimator=None):
     """Turn the accepted input layouts into a list of float64 clouds.
 
     Accepted layouts:
@@ -37,7 +37,14 @@ def validate_clouds(X, *, name="X", weights=None):
     weights : list of ndarray
     layout : {"list", "3d", "2d"}
         How the input came, so that transformers answer in the same layout.
+
+    With ``estimator`` given, a foreign array namespace under
+    ``array_api_dispatch=True`` is refused first, naming the estimator (see
+    :func:`skalgos.utils._backend.check_array_api_support`).
     """
+    if estimator is not None:
+        items = list(X) if isinstance(X, (list, tuple)) else []
+        check_array_api_support(estimator, X, *items)
     if isinstance(X, (list, tuple)) and len(X) == 0:
         raise ValueError(f"{name} is empty; pass at least one point cloud.")
     if _is_cloud_list(X):
