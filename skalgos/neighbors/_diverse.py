@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 from sklearn.base import BaseEstimator, _fit_context
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils._param_validation import Interval, InvalidParameterError, StrOptions
+from sklearn.utils.validation import check_is_fitted
 
 from ..utils._backend import (
     device,
@@ -21,7 +21,7 @@ from ..utils._backend import (
     to_device,
     to_numpy,
 )
-from ..utils.validation import check_groups
+from ..utils.validation import check_groups, validate_data
 
 __all__ = ["DiverseNearestNeighbors", "diverse_kneighbors"]
 
@@ -116,6 +116,47 @@ def _graph_space(X, metric, max_norm=None):
             extra = np.zeros(X.shape[0])
         X = np.hstack([X, extra[:, None]])
     return np.ascontiguousarray(X, dtype=np.float32)
+
+
+def _check_group_labels(groups, n):
+    """Refuse missing groups (None, NaN, pandas NA) and unorderable label mixes.
+
+    A missing group is an error rather than a group of its own: silently
+    merging every unlabelled sample into one group (or treating each as
+    unique) changes the answers, so the user decides.
+    """
+    arr = np.asarray(groups)
+    if arr.ndim == 1 and arr.shape[0] == n:
+        if arr.dtype.kind == "f":
+            missing = np.flatnonzero(~np.isfinite(arr))
+        elif arr.dtype.kind == "O":
+            missing = np.flatnonzero([_is_missing(g) for g in arr])
+        else:
+            missing = np.zeros(0, dtype=np.int64)
+        if missing.size:
+            raise ValueError(
+                f"groups contains {missing.size} missing value(s) (None or NaN), "
+                f"first at sample {missing[0]}. Every sample needs a group: give "
+                "the unlabelled samples a label of their own (for example "
+                "'missing', or one unique label each) or drop them before fit."
+            )
+    try:
+        return check_groups(arr, n)
+    except TypeError as exc:
+        types = sorted({type(g).__name__ for g in arr.ravel()})
+        raise TypeError(
+            f"groups mixes label types that cannot be sorted ({', '.join(types)}); "
+            "use labels of one type, for example all strings."
+        ) from exc
+
+
+def _is_missing(g):
+    if g is None:
+        return True
+    try:
+        return bool(g != g)  # NaN (float or numpy scalar)
+    except TypeError:  # pandas.NA refuses bool()
+        return True
 
 
 # ---------------------------------------------------------------------------
@@ -342,7 +383,9 @@ class DiverseNearestNeighbors(BaseEstimator):
     graph_indices_ : ndarray of shape (n_edges,), int32
         CSR column indices, at most ``max_degree`` per point.
     entry_point_ : int
-        The search seed (the medoid).
+        The search seed: the indexed point nearest the centroid of the data
+        (what DiskANN calls its "medoid"; the true medoid, which minimises the
+        sum of distances, costs quadratic time).
     build_time_ : float
         Seconds spent building the graph.
 
@@ -503,7 +546,7 @@ class DiverseNearestNeighbors(BaseEstimator):
         xp = get_namespace(X)
         X = validate_data(self, X, dtype=[xp.float64, xp.float32])
         n = X.shape[0]
-        codes, labels = check_groups(to_numpy(groups), n)
+        codes, labels = _check_group_labels(to_numpy(groups), n)
         self._fit_X = X
         self.n_samples_fit_ = n
         # the NumPy state the kernels use; public attributes are copies in the
@@ -706,6 +749,41 @@ class DiverseNearestNeighbors(BaseEstimator):
         dist = _final_distances(Q, self._fit_X, idx, self.metric, xp)
         return dist, self._to_query_space(idx, Q, xp)
 
+    def score(self, X, y=None):
+        """Mean diverse recall@k of the index's answers to the queries ``X``.
+
+        Each query is answered by :meth:`kneighbors` (with the constructor's
+        ``n_neighbors``, ``max_per_group``, ``search_list_size`` and
+        ``method``) and scored against the exact diverse answer over the
+        indexed points, computed by brute force, with
+        :func:`skalgos.metrics.diverse_recall`. Higher is better, so
+        :class:`~sklearn.model_selection.GridSearchCV` can tune
+        ``search_list_size``, ``max_degree``, ``alpha`` or ``m`` on held-out
+        queries.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_features)
+            The queries.
+        y : None
+            Ignored: the groups that matter are those of the indexed points,
+            given to :meth:`fit`. Accepted because scikit-learn passes the
+            held-out targets (here, groups) to ``score``.
+
+        Returns
+        -------
+        score : float
+            Diverse recall@k in ``[0, 1]``; 1.0 for ``method="brute"``.
+        """
+        from ..metrics import diverse_recall
+
+        check_is_fitted(self, "n_samples_fit_")
+        if X is None:
+            raise ValueError("score needs queries X; got None.")
+        ind = self.kneighbors(X, return_distance=False)
+        truth = self.kneighbors(X, return_distance=False, method="brute")
+        return float(diverse_recall(ind, truth))
+
     @staticmethod
     def _to_query_space(idx, Q, xp):
         if is_numpy_namespace(xp):
@@ -763,7 +841,9 @@ class DiverseNearestNeighbors(BaseEstimator):
         The file holds ``format`` (``"skalgos.neighbors.DiverseNearestNeighbors"``),
         ``version`` (an int), ``params`` (the constructor parameters as JSON),
         ``fit_X``, ``group_codes``, ``group_labels``, ``graph_indptr``,
-        ``graph_indices`` and ``entry_point``. Read it with :meth:`load`.
+        ``graph_indices``, ``entry_point``, ``build_time`` and, when the
+        estimator was fitted on a DataFrame, ``feature_names_in``. Read it with
+        :meth:`load`, which validates every entry.
 
         Parameters
         ----------
@@ -782,6 +862,9 @@ class DiverseNearestNeighbors(BaseEstimator):
             params["random_state"] = None
         index = self._index
         has_graph = index["indptr"] is not None
+        extra = {}
+        if hasattr(self, "feature_names_in_"):
+            extra["feature_names_in"] = np.asarray(self.feature_names_in_, dtype=str)
         np.savez(
             path,
             format=np.array(_FORMAT),
@@ -794,11 +877,23 @@ class DiverseNearestNeighbors(BaseEstimator):
             graph_indices=index["indices"] if has_graph else np.zeros(0, np.int32),
             entry_point=np.array(self.entry_point_),
             build_time=np.array(self.build_time_),
+            **extra,
         )
 
     @classmethod
     def load(cls, path):
-        """Read an index written by :meth:`save`.
+        """Read an index written by :meth:`save`, checking every array.
+
+        Every entry of the file is validated before it is used: the format and
+        version, the parameters (through ``_parameter_constraints``), the
+        shape, dtype and finiteness of ``fit_X``, the length and range of
+        ``group_codes``, the uniqueness of ``group_labels``, the CSR structure of
+        the graph (``graph_indptr`` of length ``n_samples + 1``, starting at 0,
+        non-decreasing, ending at ``len(graph_indices)``; every index in
+        ``0..n_samples-1``, no self-loop, at most ``max_degree`` per point), the
+        range of ``entry_point`` and the length of ``feature_names_in``. A file
+        that fails any check raises ``ValueError`` naming the entry; nothing
+        reaches the Numba kernels unchecked.
 
         Parameters
         ----------
@@ -813,46 +908,138 @@ class DiverseNearestNeighbors(BaseEstimator):
         Raises
         ------
         ValueError
-            If the file is not such an index, or has another format version.
+            If the file is not such an index, has another format version, or
+            holds an entry that is missing, of the wrong shape or dtype, or out
+            of range.
         """
         path = Path(path)
         if not path.exists() and path.with_suffix(path.suffix + ".npz").exists():
             path = path.with_suffix(path.suffix + ".npz")
         try:
-            f = np.load(path, allow_pickle=False)
-        except Exception as exc:  # not a zip / npy file
-            raise ValueError(
-                f"{path} is not a saved DiverseNearestNeighbors index: {exc}"
-            ) from exc
-        with f:
+            fh = open(path, "rb")
+        except OSError as exc:
+            raise ValueError(f"cannot open {path}: {exc}") from exc
+        with fh:
+            try:
+                f = np.load(fh, allow_pickle=False)
+            except Exception as exc:  # not a zip / npy file
+                raise ValueError(
+                    f"{path} is not a saved DiverseNearestNeighbors index: {exc}"
+                ) from exc
             if not isinstance(f, np.lib.npyio.NpzFile) or "format" not in f.files:
                 raise ValueError(
                     f"{path} is not a saved DiverseNearestNeighbors index."
                 )
-            if str(f["format"]) != _FORMAT:
-                raise ValueError(
-                    f"{path} holds {str(f['format'])!r}, not a {_FORMAT} index."
+            with f:
+                try:
+                    entries = {key: f[key] for key in f.files}
+                except Exception as exc:  # a truncated or corrupted member
+                    raise ValueError(f"{path}: cannot read the index: {exc}") from exc
+        return cls._from_arrays(entries, path)
+
+    @classmethod
+    def _from_arrays(cls, f, path):
+        def fail(msg):
+            raise ValueError(
+                f"{path}: {msg}; the file is corrupted or was not "
+                "written by DiverseNearestNeighbors.save."
+            )
+
+        def get(key, *, kinds, ndim):
+            if key not in f:
+                fail(f"entry {key!r} is missing")
+            a = f[key]
+            if a.ndim != ndim:
+                fail(f"{key!r} must have {ndim} dimension(s), got shape {a.shape}")
+            if a.dtype.kind not in kinds:
+                fail(f"{key!r} has dtype {a.dtype}, expected kind {kinds!r}")
+            return a
+
+        fmt = get("format", kinds="U", ndim=0)
+        if str(fmt) != _FORMAT:
+            raise ValueError(f"{path} holds {str(fmt)!r}, not a {_FORMAT} index.")
+        version = int(get("version", kinds="iu", ndim=0))
+        if version != _FORMAT_VERSION:
+            raise ValueError(
+                f"{path} has format version {version}; this skalgos reads "
+                f"version {_FORMAT_VERSION}. Rebuild the index with this version."
+            )
+        try:
+            params = json.loads(str(get("params", kinds="U", ndim=0)))
+        except json.JSONDecodeError as exc:
+            fail(f"'params' is not valid JSON ({exc})")
+        expected = set(cls().get_params())
+        if not isinstance(params, dict) or set(params) != expected:
+            fail(f"'params' must hold exactly the parameters {sorted(expected)}")
+        est = cls(**params)
+        try:
+            est._validate_params()
+        except InvalidParameterError as exc:
+            fail(f"'params' are invalid: {exc}")
+        X = get("fit_X", kinds="f", ndim=2)
+        if X.dtype not in (np.float32, np.float64):
+            fail(f"'fit_X' must be float32 or float64, got {X.dtype}")
+        n, d = X.shape
+        if n < 1 or d < 1:
+            fail(f"'fit_X' must hold at least one sample and feature, got {X.shape}")
+        if not np.all(np.isfinite(X)):
+            fail("'fit_X' contains NaN or infinite values")
+        codes = get("group_codes", kinds="iu", ndim=1)
+        labels = get("group_labels", kinds="biufU", ndim=1)
+        if codes.shape[0] != n:
+            fail(f"'group_codes' has {codes.shape[0]} entries for {n} samples")
+        if labels.size == 0 or np.unique(labels).size != labels.size:
+            fail("'group_labels' must be non-empty and hold distinct labels")
+        if codes.min() < 0 or codes.max() >= labels.size:
+            fail(f"'group_codes' must lie in 0..{labels.size - 1}")
+        indptr = get("graph_indptr", kinds="iu", ndim=1)
+        indices = get("graph_indices", kinds="iu", ndim=1)
+        entry = int(get("entry_point", kinds="iu", ndim=0))
+        build_time = float(get("build_time", kinds="f", ndim=0))
+        has_graph = indptr.size > 0
+        if not has_graph:
+            if indices.size:
+                fail("'graph_indices' is not empty but 'graph_indptr' is")
+            if est.method != "brute":
+                fail(f"method={est.method!r} needs a graph, but the file has none")
+            entry = 0
+        else:
+            if indptr.shape[0] != n + 1:
+                fail(f"'graph_indptr' has {indptr.shape[0]} entries, expected {n + 1}")
+            indptr = indptr.astype(np.int64)
+            deg = np.diff(indptr)
+            if indptr[0] != 0 or indptr[-1] != indices.shape[0] or np.any(deg < 0):
+                fail(
+                    "'graph_indptr' must start at 0, never decrease and end at "
+                    f"len(graph_indices) = {indices.shape[0]}"
                 )
-            version = int(f["version"])
-            if version != _FORMAT_VERSION:
-                raise ValueError(
-                    f"{path} has format version {version}; this skalgos reads "
-                    f"version {_FORMAT_VERSION}. Rebuild the index with this version."
-                )
-            est = cls(**json.loads(str(f["params"])))
-            X = f["fit_X"]
-            est._fit_X = X
-            est.n_features_in_ = X.shape[1]
-            est.n_samples_fit_ = X.shape[0]
-            est._index = {
-                "codes": f["group_codes"],
-                "labels": f["group_labels"],
-                "indptr": f["graph_indptr"] if f["graph_indptr"].size else None,
-                "indices": f["graph_indices"] if f["graph_indptr"].size else None,
-            }
-            est.entry_point_ = int(f["entry_point"])
-            est.build_time_ = float(f["build_time"])
-            if est._index["indptr"] is not None:
-                est._prepare_graph_data(X)
-            est._publish()
+            if deg.max() > est.max_degree:
+                fail(f"a point has {deg.max()} out-edges > max_degree={est.max_degree}")
+            if indices.size and (indices.min() < 0 or indices.max() >= n):
+                fail(f"'graph_indices' must lie in 0..{n - 1}")
+            if np.any(indices == np.repeat(np.arange(n), deg)):
+                fail("'graph_indices' holds a self-loop")
+            if not 0 <= entry < n:
+                fail(f"'entry_point' is {entry}, outside 0..{n - 1}")
+        if not np.isfinite(build_time):
+            fail("'build_time' is not finite")
+        if "feature_names_in" in f:
+            names = get("feature_names_in", kinds="U", ndim=1)
+            if names.shape[0] != d:
+                fail(f"'feature_names_in' has {names.shape[0]} names for {d} features")
+            est.feature_names_in_ = names.astype(object)
+        est._fit_X = X
+        est.n_features_in_ = d
+        est.n_samples_fit_ = n
+        est._index = {
+            "codes": codes.astype(np.int64),
+            "labels": labels,
+            "indptr": indptr if has_graph else None,
+            "indices": indices.astype(np.int32) if has_graph else None,
+        }
+        est.entry_point_ = entry
+        est.build_time_ = build_time
+        if has_graph:
+            est._prepare_graph_data(X)
+        est._publish()
         return est
