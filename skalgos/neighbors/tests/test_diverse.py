@@ -201,6 +201,76 @@ def test_graph_recall_on_10k_generated_set_with_defaults():
     assert diverse_recall(small, truth) > diverse_recall(small_std, truth)
 
 
+def zipf_blobs(n, n_features=32, centers=20, dominant=0.7, n_rare=300, seed=0):
+    """Gaussian blobs; 70% one colour, the rest Zipf-distributed rare colours."""
+    from sklearn.datasets import make_blobs
+
+    rng = np.random.default_rng(seed)
+    X, _ = make_blobs(n, n_features, centers=centers, random_state=seed)
+    w = 1.0 / np.arange(1, n_rare + 1) ** 1.2
+    rare = 1 + rng.choice(n_rare, size=n, p=w / w.sum())
+    return X, np.where(rng.random(n) < dominant, 0, rare)
+
+
+def test_defaults_reach_095_on_clustered_zipf_colours():
+    # the data of the issue, small: 32-d blobs, skewed colours. The defaults
+    # of main (R=32) reached only 0.76 / 0.87 at L = 10 / 20 here.
+    X, groups = zipf_blobs(4_200)
+    Q, X, groups = X[4_000:], X[:4_000], groups[:4_000]
+    nn = DiverseNearestNeighbors(random_state=0).fit(X, groups)
+    assert reachable(nn).size == 4_000
+    for kprime in (1, 2):
+        _, truth = diverse_kneighbors(X, groups, Q, max_per_group=kprime)
+        ind = nn.kneighbors(
+            Q, max_per_group=kprime, search_list_size=20, return_distance=False
+        )
+        assert diverse_recall(ind, truth) >= 0.95, kprime
+
+
+@pytest.mark.parametrize("max_degree, m", [(6, 4), (8, 8), (12, 1)])
+def test_every_point_is_reachable_after_a_bad_build(max_degree, m):
+    # tiny degrees with a large m cut most points off in the build itself;
+    # the repair pass links each back, within the degree bound
+    X, groups = zipf_blobs(1_500, n_features=16, centers=30, n_rare=100)
+    nn = DiverseNearestNeighbors(
+        max_degree=max_degree, m=m, build_list_size=32, random_state=0
+    ).fit(X, groups)
+    if m > 1:
+        assert nn._build_stats["unreachable_before_repair"] > 100
+    assert reachable(nn).size == 1_500
+    assert np.diff(nn.graph_indptr_).max() <= max_degree
+    # an exhaustive plain search (queue as large as the data) reaches everything
+    _, truth = diverse_kneighbors(X, groups, X[:5] + 0.1)
+    ind = nn.kneighbors(
+        X[:5] + 0.1, search_list_size=1_500, method="two_stage", return_distance=False
+    )
+    np.testing.assert_array_equal(ind, truth)
+
+
+def test_repair_kernel_links_from_the_nearest_reachable_point():
+    # a path 0 -> 1 -> 2 and two points nothing points to
+    X = np.array([[0.0], [1.0], [2.0], [2.2], [10.0]], dtype=np.float32)
+    codes = np.zeros(5, dtype=np.int64)
+    adj = np.array([[1, 0], [2, 0], [0, 0], [4, 0], [0, 0]], dtype=np.int32)
+    deg = np.array([1, 1, 0, 1, 0], dtype=np.int32)
+    before, added = K.repair_reachability(X, codes, 1, adj, deg, 0, 8)
+    assert (before, added) == (2, 1)  # 3 -> 4 makes one edge enough
+    assert adj[2, 0] == 3 and deg[2] == 1  # from 2, the nearest to 3
+    # every slot full: a non-tree edge is given up, nothing is cut off
+    adj = np.array([[1, 2], [2, 0], [0, 1], [4, 0], [0, 3]], dtype=np.int32)
+    deg = np.full(5, 2, dtype=np.int32)
+    before, added = K.repair_reachability(X, codes, 1, adj, deg, 0, 8)
+    assert (before, added) == (2, 1)
+    seen, stack = {0}, [0]
+    while stack:
+        u = stack.pop()
+        for v in adj[u, : deg[u]]:
+            if v not in seen:
+                seen.add(int(v))
+                stack.append(int(v))
+    assert seen == {0, 1, 2, 3, 4}
+
+
 # --------------------------------------------------------------------------- reductions
 
 
