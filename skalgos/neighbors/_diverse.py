@@ -435,8 +435,9 @@ class DiverseNearestNeighbors(BaseEstimator):
       (the paper's own were not available to us); ``max_degree=48`` rather
       than DiskANN's 32 because, measured on clustered 32-d data with
       Zipf-distributed colours, ``R=32`` stays below diverse recall 0.9 at
-      ``L <= 40`` while ``R=48`` reaches 0.95 at ``L`` of 10 to 15 (and on the
-      manifold workloads of the benchmark, too). Keeping RobustPrune's edges
+      ``L <= 40`` (20k points) while ``R=48`` reaches 0.95 at ``L`` of 10 to
+      15 there, and at ``L=40`` on 50k such points; on the manifold workloads
+      of the benchmark ``L=10`` suffices. Keeping RobustPrune's edges
       next to the diverse ones was measured as well and lost on data with a
       dominant colour (0.88 against 0.95 at ``L=10``), so it is not done.
     * Queries run on a copy of the vectors and of the CSR lists renumbered in
