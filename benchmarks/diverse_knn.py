@@ -311,6 +311,14 @@ def run_workload(name, X, groups, Q, kprime, built):
 def main():
     global N, N_QUERIES
     args = parse_args("diverse_knn", __doc__.splitlines()[0])
+    try:
+        import faiss  # noqa: F401
+        import hnswlib  # noqa: F401
+    except ImportError as exc:  # the baselines are the point of the benchmark
+        raise SystemExit(
+            f"benchmarks/diverse_knn.py compares against hnswlib and faiss-cpu "
+            f"({exc}); install the bench extra: pip install 'skalgos[bench]'"
+        ) from exc
     if args.quick:
         N, N_QUERIES = QUICK["N"], QUICK["N_QUERIES"]
     # warm the Numba kernels (compile / cache load) outside every timing
