@@ -201,6 +201,76 @@ def test_graph_recall_on_10k_generated_set_with_defaults():
     assert diverse_recall(small, truth) > diverse_recall(small_std, truth)
 
 
+def zipf_blobs(n, n_features=32, centers=20, dominant=0.7, n_rare=300, seed=0):
+    """Gaussian blobs; 70% one colour, the rest Zipf-distributed rare colours."""
+    from sklearn.datasets import make_blobs
+
+    rng = np.random.default_rng(seed)
+    X, _ = make_blobs(n, n_features, centers=centers, random_state=seed)
+    w = 1.0 / np.arange(1, n_rare + 1) ** 1.2
+    rare = 1 + rng.choice(n_rare, size=n, p=w / w.sum())
+    return X, np.where(rng.random(n) < dominant, 0, rare)
+
+
+def test_defaults_reach_095_on_clustered_zipf_colours():
+    # the data of the issue, small: 32-d blobs, skewed colours. The defaults
+    # of main (R=32) reached only 0.76 / 0.87 at L = 10 / 20 here.
+    X, groups = zipf_blobs(4_200)
+    Q, X, groups = X[4_000:], X[:4_000], groups[:4_000]
+    nn = DiverseNearestNeighbors(random_state=0).fit(X, groups)
+    assert reachable(nn).size == 4_000
+    for kprime in (1, 2):
+        _, truth = diverse_kneighbors(X, groups, Q, max_per_group=kprime)
+        ind = nn.kneighbors(
+            Q, max_per_group=kprime, search_list_size=20, return_distance=False
+        )
+        assert diverse_recall(ind, truth) >= 0.95, kprime
+
+
+@pytest.mark.parametrize("max_degree, m", [(6, 4), (8, 8), (12, 1)])
+def test_every_point_is_reachable_after_a_bad_build(max_degree, m):
+    # tiny degrees with a large m cut most points off in the build itself;
+    # the repair pass links each back, within the degree bound
+    X, groups = zipf_blobs(1_500, n_features=16, centers=30, n_rare=100)
+    nn = DiverseNearestNeighbors(
+        max_degree=max_degree, m=m, build_list_size=32, random_state=0
+    ).fit(X, groups)
+    if m > 1:
+        assert nn._build_stats["unreachable_before_repair"] > 100
+    assert reachable(nn).size == 1_500
+    assert np.diff(nn.graph_indptr_).max() <= max_degree
+    # an exhaustive plain search (queue as large as the data) reaches everything
+    _, truth = diverse_kneighbors(X, groups, X[:5] + 0.1)
+    ind = nn.kneighbors(
+        X[:5] + 0.1, search_list_size=1_500, method="two_stage", return_distance=False
+    )
+    np.testing.assert_array_equal(ind, truth)
+
+
+def test_repair_kernel_links_from_the_nearest_reachable_point():
+    # a path 0 -> 1 -> 2 and two points nothing points to
+    X = np.array([[0.0], [1.0], [2.0], [2.2], [10.0]], dtype=np.float32)
+    codes = np.zeros(5, dtype=np.int64)
+    adj = np.array([[1, 0], [2, 0], [0, 0], [4, 0], [0, 0]], dtype=np.int32)
+    deg = np.array([1, 1, 0, 1, 0], dtype=np.int32)
+    before, added = K.repair_reachability(X, codes, 1, adj, deg, 0, 8)
+    assert (before, added) == (2, 1)  # 3 -> 4 makes one edge enough
+    assert adj[2, 0] == 3 and deg[2] == 1  # from 2, the nearest to 3
+    # every slot full: a non-tree edge is given up, nothing is cut off
+    adj = np.array([[1, 2], [2, 0], [0, 1], [4, 0], [0, 3]], dtype=np.int32)
+    deg = np.full(5, 2, dtype=np.int32)
+    before, added = K.repair_reachability(X, codes, 1, adj, deg, 0, 8)
+    assert (before, added) == (2, 1)
+    seen, stack = {0}, [0]
+    while stack:
+        u = stack.pop()
+        for v in adj[u, : deg[u]]:
+            if v not in seen:
+                seen.add(int(v))
+                stack.append(int(v))
+    assert seen == {0, 1, 2, 3, 4}
+
+
 # --------------------------------------------------------------------------- reductions
 
 
@@ -368,6 +438,217 @@ def test_save_load_and_pickle(tmp_path):
     )
     with pytest.raises(TypeError, match="object dtype"):
         obj.save(tmp_path / "obj")
+
+
+def _corrupt(entries, key, value):
+    out = dict(entries)
+    if value is None:
+        del out[key]
+    else:
+        out[key] = value
+    return out
+
+
+def _params_with(entries, **change):
+    import json
+
+    params = json.loads(str(entries["params"]))
+    params.update(change)
+    return np.array(json.dumps(params))
+
+
+@pytest.fixture(scope="module")
+def saved_index(tmp_path_factory):
+    X, groups = make_colored_manifold(200, 6, 3, 9, 0.6, random_state=1)
+    nn = DiverseNearestNeighbors(**SMALL).fit(X, groups)
+    path = tmp_path_factory.mktemp("index") / "index.npz"
+    nn.save(path)
+    return nn, dict(np.load(path)), path
+
+
+CORRUPTIONS = {
+    "indices out of range": (
+        lambda e: _corrupt(e, "graph_indices", e["graph_indices"] + 10**6),
+        "graph_indices' must lie",
+    ),
+    "negative index": (
+        lambda e: _corrupt(
+            e, "graph_indices", np.where(np.arange(e["graph_indices"].size) == 3, -1,
+                                         e["graph_indices"])
+        ),
+        "graph_indices' must lie",
+    ),
+    "float indices": (
+        lambda e: _corrupt(e, "graph_indices", e["graph_indices"].astype(float)),
+        "graph_indices' has dtype",
+    ),
+    "indptr too short": (
+        lambda e: _corrupt(e, "graph_indptr", e["graph_indptr"][:-5]),
+        "graph_indptr' has",
+    ),
+    "indptr decreasing": (
+        lambda e: _corrupt(e, "graph_indptr", e["graph_indptr"][::-1].copy()),
+        "graph_indptr' must start at 0",
+    ),
+    "indices truncated": (
+        lambda e: _corrupt(e, "graph_indices", e["graph_indices"][:-7]),
+        "end at len",
+    ),
+    "self-loop": (
+        lambda e: _corrupt(
+            e, "graph_indices",
+            np.where(np.arange(e["graph_indices"].size) == 0, 0, e["graph_indices"]),
+        ),
+        "self-loop",
+    ),
+    "fit_X truncated": (
+        lambda e: _corrupt(e, "fit_X", e["fit_X"][:-3]),
+        "group_codes' has",
+    ),
+    "fit_X NaN": (
+        lambda e: _corrupt(e, "fit_X", np.where(e["fit_X"] > 1, np.nan, e["fit_X"])),
+        "NaN",
+    ),
+    "fit_X 1-D": (lambda e: _corrupt(e, "fit_X", e["fit_X"][:, 0]), "dimension"),
+    "fit_X integer": (
+        lambda e: _corrupt(e, "fit_X", e["fit_X"].astype(np.int64)),
+        "fit_X' has dtype",
+    ),
+    "group_codes truncated": (
+        lambda e: _corrupt(e, "group_codes", e["group_codes"][:-1]),
+        "group_codes' has",
+    ),
+    "group_codes out of range": (
+        lambda e: _corrupt(e, "group_codes", e["group_codes"] + 100),
+        "group_codes' must lie",
+    ),
+    "labels duplicated": (
+        lambda e: _corrupt(e, "group_labels", np.zeros_like(e["group_labels"])),
+        "distinct labels",
+    ),
+    "entry out of range": (
+        lambda e: _corrupt(e, "entry_point", np.array(10**6)),
+        "entry_point",
+    ),
+    "entry not a scalar": (
+        lambda e: _corrupt(e, "entry_point", np.array([0, 1])),
+        "entry_point' must have 0",
+    ),
+    "entry missing": (lambda e: _corrupt(e, "entry_point", None), "missing"),
+    "params invalid": (
+        lambda e: _corrupt(e, "params", _params_with(e, max_degree=-3)),
+        "params' are invalid",
+    ),
+    "params degree too small": (
+        lambda e: _corrupt(e, "params", _params_with(e, max_degree=2)),
+        "max_degree=2",
+    ),
+    "params unknown key": (
+        lambda e: _corrupt(e, "params", _params_with(e, evil=1)),
+        "exactly the parameters",
+    ),
+    "params not JSON": (
+        lambda e: _corrupt(e, "params", np.array("{max_degree: ")),
+        "not valid JSON",
+    ),
+    "graph missing": (
+        lambda e: _corrupt(
+            _corrupt(e, "graph_indptr", np.zeros(0, np.int64)),
+            "graph_indices", np.zeros(0, np.int32),
+        ),
+        "needs a graph",
+    ),
+    "feature names wrong length": (
+        lambda e: _corrupt(e, "feature_names_in", np.array(["a", "b"])),
+        "feature_names_in' has 2",
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("kind", sorted(CORRUPTIONS))
+def test_load_refuses_corrupted_files(saved_index, tmp_path, kind):
+    nn, entries, _ = saved_index
+    corrupt, match = CORRUPTIONS[kind]
+    np.savez(tmp_path / "bad.npz", **corrupt(entries))
+    with pytest.raises(ValueError, match=match):
+        DiverseNearestNeighbors.load(tmp_path / "bad.npz")
+
+
+def test_load_refuses_a_truncated_file(saved_index, tmp_path):
+    _, _, path = saved_index
+    raw = path.read_bytes()
+    for cut in (len(raw) // 3, len(raw) - 100):
+        (tmp_path / "cut.npz").write_bytes(raw[:cut])
+        with pytest.raises(ValueError):
+            DiverseNearestNeighbors.load(tmp_path / "cut.npz")
+
+
+def test_loaded_index_answers_like_the_original(saved_index):
+    nn, _, path = saved_index
+    loaded = DiverseNearestNeighbors.load(path)
+    Q = nn._fit_X[:10] + 0.05
+    for a, b in zip(nn.kneighbors(Q), loaded.kneighbors(Q)):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(loaded.graph_indices_, nn.graph_indices_)
+    assert loaded.entry_point_ == nn.entry_point_
+
+
+def test_feature_names_survive_save_and_load(tmp_path):
+    pd = pytest.importorskip("pandas")
+    X, groups = make_colored_manifold(120, 4, 2, 5, 0.5, random_state=0)
+    df = pd.DataFrame(X, columns=["a", "b", "c", "d"])
+    nn = DiverseNearestNeighbors(**SMALL).fit(df, groups)
+    nn.save(tmp_path / "named")
+    loaded = DiverseNearestNeighbors.load(tmp_path / "named")
+    np.testing.assert_array_equal(loaded.feature_names_in_, ["a", "b", "c", "d"])
+    loaded.kneighbors(df.iloc[:3])  # same names: no warning, same answer
+    with pytest.raises(ValueError, match="feature names"):
+        loaded.kneighbors(df.iloc[:3].rename(columns={"a": "z"}))
+
+
+@pytest.mark.parametrize(
+    "groups",
+    [
+        ["a", None, "b", "a"] * 5,
+        [1.0, np.nan, 2.0, 1.0] * 5,
+        np.array(["a", "b", float("nan"), "a"] * 5, dtype=object),
+    ],
+)
+def test_missing_groups_raise_a_clear_error(groups):
+    X = np.random.default_rng(0).normal(size=(20, 3))
+    with pytest.raises(ValueError, match="missing value"):
+        DiverseNearestNeighbors(**SMALL).fit(X, groups)
+
+
+def test_unorderable_group_mix_raises_type_error():
+    X = np.random.default_rng(0).normal(size=(4, 3))
+    with pytest.raises(TypeError, match="cannot be sorted"):
+        DiverseNearestNeighbors(**SMALL).fit(
+            X, np.array(["a", 1, "b", 2], dtype=object)
+        )
+
+
+def test_score_is_diverse_recall_and_gridsearch_tunes_it():
+    from sklearn.model_selection import GridSearchCV
+
+    X, groups = make_colored_manifold(1500, 8, 3, 41, 0.8, random_state=3)
+    nn = DiverseNearestNeighbors(**SMALL).fit(X[:1200], groups[:1200])
+    Q = X[1200:]
+    _, truth = diverse_kneighbors(X[:1200], groups[:1200], Q)
+    ind = nn.kneighbors(Q, return_distance=False)
+    assert nn.score(Q) == pytest.approx(diverse_recall(ind, truth))
+    assert nn.score(Q, groups[1200:]) == nn.score(Q)  # y is ignored
+    nn.set_params(method="brute")
+    assert nn.score(Q) == 1.0
+    # a queue of k=10 is worse than one of 60: the search prefers the larger
+    search = GridSearchCV(
+        DiverseNearestNeighbors(**SMALL),
+        {"search_list_size": [10, 60]},
+        cv=3,
+    ).fit(X, groups)
+    scores = search.cv_results_["mean_test_score"]
+    assert scores[1] > scores[0]
+    assert search.best_params_ == {"search_list_size": 60}
 
 
 def test_inner_product_graph_matches_brute():
