@@ -24,9 +24,10 @@ from sklearn.base import (
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from ..utils._backend import device, get_namespace, to_device, to_numpy
+from ..utils.validation import float_dtype, validate_data
 from ._kernels import _SVDState, complement, frobenius, orthonormal_basis, svt
 
 __all__ = [
@@ -37,8 +38,10 @@ __all__ = [
     "ocmc_complete",
 ]
 
-# Matrices with min(m, n) above this use the truncated SVD path under svd="auto".
+# Matrices with min(m, n) at least this use the truncated SVD under svd="auto".
 _AUTO_TRUNCATED_MIN_SIDE = 400
+# Smallest rank cap of the truncated SVT (see _SVDState.max_rank).
+_MIN_RANK_CAP = 50
 # In exact mode only lambda_y / lambda_x matters; the solver runs with the
 # weights rescaled to sum to this times max(1, sqrt(mn) / 100) (on unit-RMS
 # data), a speed choice.
@@ -51,7 +54,9 @@ _EXACT_WEIGHT_SUM = 0.1
 
 
 def _float_dtype(xp, x):
-    """float64 unless the namespace/device cannot do it (then float32)."""
+    """float32 for float32 input; else float64 unless the device lacks it."""
+    if float_dtype(x) == np.float32:
+        return xp.float32
     try:
         xp.zeros(1, dtype=xp.float64, device=device(x))
         return xp.float64
@@ -117,7 +122,8 @@ def _solve(
     whole space, or ``lambda_y == 0``), and when it is the identity (no side
     information at all) the two nuclear norms merge into one with weight
     ``lambda_x + lambda_y``: both are exact reductions of the model.
-    ``force_complement`` keeps the two-block iteration anyway (tests use it).
+    ``force_complement`` keeps the two-block iteration in every case (the
+    tests use it to check the reductions through the full iteration).
     """
     m, n = obs.shape
     exact = loss == "exact"
@@ -130,8 +136,7 @@ def _solve(
             B is not None and B.shape[1] == n
         )
         if force_complement:
-            use_y = lambda_y > 0 and not zero_p
-            lam = lambda_x
+            use_y, lam = True, lambda_x
         elif no_side:
             use_y, lam = False, lambda_x + lambda_y
         else:
@@ -174,14 +179,15 @@ def _solve(
     norm_obs = max(frobenius(obs, xp), np.finfo(np.float64).tiny)
 
     truncated = svd == "randomized" or (
-        svd == "auto" and min(shape_var) > _AUTO_TRUNCATED_MIN_SIDE
+        svd == "auto" and min(shape_var) >= _AUTO_TRUNCATED_MIN_SIDE
     )
 
     def new_state():
         if not truncated:
             return None
         rank = svd_rank if svd_rank is not None else max(10, min(shape_var) // 20)
-        return _SVDState(rank, random_state)
+        cap = max(_MIN_RANK_CAP, min(shape_var) // 40)
+        return _SVDState(rank, random_state, max_rank=cap)
 
     if beta == "auto":
         # Continuation: start where the first threshold equals the top
@@ -240,8 +246,14 @@ def _solve(
                 f"{comp_res:.2e}  dual {dual:.2e}  beta {beta:.1e}  rank {rank_x}"
             )
         if (primal <= tol or not exact) and comp_res <= tol and dual <= tol:
-            converged = True
-            break
+            capped = [st for st in (state_x, state_y) if st is not None and st.capped]
+            if not capped:
+                converged = True
+                break
+            # A partial SVT is not a fixed point of the exact iteration:
+            # allow more rank and go on.
+            for st in capped:
+                st.max_rank = 2 * st.max_rank
         # Penalty schedule (ours): grow beta while the primal residuals are
         # more than ten times the dual one (residual balancing). A fixed
         # geometric schedule, as in the official code, either stalls far from
@@ -316,7 +328,7 @@ def _side_to(S, like, xp, dtype):
     if S is None:
         return None
     if _is_numpy(xp):
-        return np.asarray(to_numpy(S), dtype=np.float64)
+        return np.asarray(to_numpy(S), dtype=dtype)
     if isinstance(S, np.ndarray) or not hasattr(S, "__array_namespace__"):
         S = to_device(np.asarray(to_numpy(S), dtype=np.float64), device(like), xp=xp)
     return xp.astype(S, dtype)
@@ -399,16 +411,16 @@ class _CompletionMixin:
             result = None
         if result is None:
             lam_x, lam_y = self.lambda_x, lambda_y
+            force = getattr(self, "_force_complement", False)
             if self.loss == "exact":
-                active_y = self._model == "ocmc" and not (
-                    (A is not None and A.shape[1] == m)
-                    or (B is not None and B.shape[1] == n)
-                )
                 # Larger matrices have larger sampling-noise singular values;
                 # growing the (immaterial) weight scale with sqrt(mn) keeps
-                # the iterates low rank.
+                # the iterates low rank. The X-step's weight is set to it
+                # (lambda_x, or the merged lambda_x + lambda_y without side
+                # information), so OCMC's X-step thresholds like NNM's.
                 target = _EXACT_WEIGHT_SUM * max(1.0, math.sqrt(m * n) / 100.0)
-                k = target / (lam_x + (lam_y if active_y else 0.0))
+                merged = self._model == "ocmc" and A is None and B is None
+                k = target / (lam_x + (lam_y if merged and not force else 0.0))
                 lam_x, lam_y = lam_x * k, lam_y * k
             result = _solve(
                 obs / scale,
@@ -431,7 +443,7 @@ class _CompletionMixin:
                 verbose=self.verbose,
                 xp=xp,
                 lift=self._model == "imc",
-                force_complement=getattr(self, "_force_complement", False),
+                force_complement=force,
             )
             result["X"] = result["X"] * scale
             if result["Y"] is not None:
@@ -495,7 +507,7 @@ class _MatrixCompleter(
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
         tags.array_api_support = True
-        tags.transformer_tags.preserves_dtype = ["float64"]
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
         return tags
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -1173,9 +1185,9 @@ scale_, n_observed_ :
         counts = np.bincount(flat, minlength=m * n)
         mask_np = (counts > 0).reshape(m, n)
         obs_np = np.where(counts > 0, sums / np.maximum(counts, 1), 0.0).reshape(m, n)
-        dtype = _float_dtype(xp, X)
+        dtype = _float_dtype(xp, y)
         if _is_numpy(xp):
-            obs, mask = obs_np, mask_np.astype(np.float64)
+            obs, mask = obs_np.astype(dtype), mask_np.astype(dtype)
         else:
             dev = device(X)
             obs = xp.astype(to_device(obs_np, dev, xp=xp), dtype)
