@@ -43,7 +43,7 @@ def problem():
 @pytest.fixture(scope="module")
 def fitted(problem):
     M, mask, A, B, R = problem
-    return OCMCCompleter(A, B, tol=1e-7, max_iter=5000).fit(M)
+    return OCMCCompleter(A, B, lambda_y=4.0, tol=1e-7, max_iter=5000).fit(M)
 
 
 # --- an independent reference solver ---------------------------------------
@@ -194,7 +194,7 @@ def test_exact_recovery_with_complete_side_information():
     M, mask, A, B, R = make_side_info_completion(
         40, 40, rank=3, completeness=1.0, sampling_rate=0.45, random_state=0
     )
-    est = OCMCCompleter(A, B, tol=1e-9, max_iter=5000).fit(M)
+    est = OCMCCompleter(A, B, lambda_y=4.0, tol=1e-9, max_iter=5000).fit(M)
     assert est.converged_
     assert rel(est.completed_, R) <= 1e-6
 
@@ -203,14 +203,14 @@ def test_side_information_beats_none_at_the_same_samples():
     M, mask, A, B, R = make_side_info_completion(
         40, 40, rank=3, completeness=1.0, sampling_rate=0.3, random_state=0
     )
-    with_side = rel(OCMCCompleter(A, B).fit_transform(M), R)
+    with_side = rel(OCMCCompleter(A, B, lambda_y=4.0).fit_transform(M), R)
     without = rel(NuclearNormCompleter().fit_transform(M), R)
     assert with_side < 1e-3 < 0.1 < without
 
 
 def test_transpose_equivariance(problem, fitted):
     M, _, A, B, _ = problem
-    XT = OCMCCompleter(B, A, tol=1e-7, max_iter=5000).fit_transform(M.T)
+    XT = OCMCCompleter(B, A, lambda_y=4.0, tol=1e-7, max_iter=5000).fit_transform(M.T)
     np.testing.assert_allclose(XT.T, fitted.completed_, rtol=0, atol=1e-10)
 
 
@@ -220,7 +220,9 @@ def test_invariance_to_the_basis_of_the_side_information(problem, fitted):
     Qa = rng.standard_normal((A.shape[1], A.shape[1])) + 3 * np.eye(A.shape[1])
     # A rank-deficient, rescaled spanning set of span(B).
     B2 = np.hstack([B * 5.0, B[:, :1] - B[:, 1:2]])
-    X = OCMCCompleter(A @ Qa, B2, tol=1e-7, max_iter=5000).fit_transform(M)
+    X = OCMCCompleter(A @ Qa, B2, lambda_y=4.0, tol=1e-7, max_iter=5000).fit_transform(
+        M
+    )
     np.testing.assert_allclose(X, fitted.completed_, rtol=0, atol=1e-9)
 
 
@@ -257,7 +259,9 @@ def test_completeness_monotonicity_seed_average():
             M, _, A, B, R = make_side_info_completion(
                 40, 40, rank=4, completeness=c, sampling_rate=0.3, random_state=seed
             )
-            errs.append(rel(OCMCCompleter(A, B, tol=1e-4).fit_transform(M), R))
+            errs.append(
+                rel(OCMCCompleter(A, B, lambda_y=4.0, tol=1e-4).fit_transform(M), R)
+            )
         means.append(np.mean(errs))
     for worse, better in zip(means, means[1:]):
         assert worse > 1.2 * better, means
@@ -266,7 +270,14 @@ def test_completeness_monotonicity_seed_average():
 def test_truncated_svd_path_matches_full(problem, fitted):
     M, _, A, B, _ = problem
     est = OCMCCompleter(
-        A, B, tol=1e-7, max_iter=5000, svd="randomized", svd_rank=3, random_state=0
+        A,
+        B,
+        lambda_y=4.0,
+        tol=1e-7,
+        max_iter=5000,
+        svd="randomized",
+        svd_rank=3,
+        random_state=0,
     ).fit(M)
     np.testing.assert_allclose(est.completed_, fitted.completed_, rtol=0, atol=1e-6)
 
@@ -276,7 +287,7 @@ def test_squared_loss_tends_to_the_exact_model(problem, fitted):
     gaps = []
     for gamma in (1.0, 0.1):
         X = OCMCCompleter(
-            A, B, loss="squared", gamma=gamma, max_iter=5000
+            A, B, loss="squared", gamma=gamma, lambda_y=4.0, max_iter=5000
         ).fit_transform(M)
         gaps.append(rel(X, fitted.completed_))
     assert gaps[1] < 0.5 * gaps[0] and gaps[1] < 0.1, gaps
@@ -292,7 +303,7 @@ def test_squared_loss_denoises():
         noise=0.1,
         random_state=0,
     )
-    exact = rel(OCMCCompleter(A, B).fit_transform(M), R)
+    exact = rel(OCMCCompleter(A, B, lambda_y=4.0).fit_transform(M), R)
     X = OCMCCompleter(
         A, B, loss="squared", gamma=1.0, lambda_x=0.1, lambda_y=0.4
     ).fit_transform(M)
@@ -336,7 +347,7 @@ def test_imc_without_side_information_is_nuclear_norm(problem):
 def test_regressor_matches_completer(problem, fitted):
     M, mask, A, B, _ = problem
     pairs = np.argwhere(mask)
-    reg = OCMCRegressor(row_side=A, col_side=B, tol=1e-7, max_iter=5000)
+    reg = OCMCRegressor(row_side=A, col_side=B, lambda_y=4.0, tol=1e-7, max_iter=5000)
     reg.fit(pairs, M[mask])
     np.testing.assert_allclose(reg.completed_, fitted.completed_, atol=1e-12)
     allpairs = np.argwhere(np.ones_like(mask))
@@ -386,7 +397,9 @@ def test_regressor_averages_duplicates_and_infers_shape():
 
 def test_function_api(problem, fitted):
     M, _, A, B, _ = problem
-    X, est = ocmc_complete(M, A, B, tol=1e-7, max_iter=5000, return_estimator=True)
+    X, est = ocmc_complete(
+        M, A, B, lambda_y=4.0, tol=1e-7, max_iter=5000, return_estimator=True
+    )
     np.testing.assert_array_equal(X, fitted.completed_)
     assert isinstance(est, OCMCCompleter)
 
@@ -511,8 +524,70 @@ def test_float32_in_float32_out(problem, Est):
 def test_regressor_float32_predictions(problem):
     M, mask, A, B, R = problem
     pairs = np.argwhere(mask)
-    reg = OCMCRegressor(row_side=A, col_side=B, tol=1e-4)
+    reg = OCMCRegressor(row_side=A, col_side=B, lambda_y=4.0, tol=1e-4)
     pred = reg.fit(pairs, M[mask].astype(np.float32)).predict(np.argwhere(~mask))
     assert pred.dtype == np.float32
-    ref = OCMCRegressor(row_side=A, col_side=B, tol=1e-4).fit(pairs, M[mask])
+    ref = OCMCRegressor(row_side=A, col_side=B, lambda_y=4.0, tol=1e-4).fit(
+        pairs, M[mask]
+    )
     assert rel(pred, ref.predict(np.argwhere(~mask))) <= 1e-3
+
+
+# --- lambda_y="auto" ----------------------------------------------------------
+
+
+def noisy_side_problem(m, n, rank, p, seed, noise=1.0):
+    """Partly informative side information, as users have it.
+
+    Half the true directions (each with Gaussian noise of the same norm as
+    the direction) and as many random columns, on each side.
+    """
+    rng = np.random.RandomState(seed)
+    R = rng.standard_normal((m, rank)) @ rng.standard_normal((rank, n))
+    U, _, Vt = np.linalg.svd(R, full_matrices=False)
+    k = rank // 2
+
+    def side(W, size):
+        true = W[:, :k] + noise * rng.standard_normal((size, k)) / np.sqrt(size)
+        return np.hstack([true, rng.standard_normal((size, k))])
+
+    A, B = side(U, m), side(Vt.T, n)
+    M = np.where(rng.uniform(size=(m, n)) < p, R, np.nan)
+    return M, A, B, R
+
+
+@pytest.mark.parametrize("p", [0.2, 0.3])
+def test_auto_lambda_y_does_not_lose_to_nuclear_norm_on_noisy_side_info(p):
+    M, A, B, R = noisy_side_problem(100, 80, 5, p, seed=0)
+    nnm = rel(NuclearNormCompleter().fit_transform(M), R)
+    fixed = rel(OCMCCompleter(A, B, lambda_y=4.0).fit_transform(M), R)
+    est = OCMCCompleter(A, B, random_state=0).fit(M)
+    auto = rel(est.completed_, R)
+    # The official ratio 4 trusts this side information too much ...
+    assert fixed > 1.2 * nnm
+    # ... the hold-out choice does not.
+    assert auto <= nnm + 1e-4, (auto, nnm, est.lambda_y_scores_)
+    assert est.lambda_y_ in est.lambda_y_scores_
+    assert est.lambda_y_scores_[est.lambda_y_] == min(est.lambda_y_scores_.values())
+
+
+def test_auto_lambda_y_keeps_informative_side_info():
+    M, mask, A, B, R = make_side_info_completion(
+        100, 80, rank=5, completeness=0.5, sampling_rate=0.2, random_state=0
+    )
+    nnm = rel(NuclearNormCompleter().fit_transform(M), R)
+    fixed = rel(OCMCCompleter(A, B, lambda_y=4.0).fit_transform(M), R)
+    est = OCMCCompleter(A, B, random_state=0).fit(M)
+    auto = rel(est.completed_, R)
+    assert fixed < 0.5 * nnm
+    assert auto <= 1.2 * fixed, (auto, fixed, est.lambda_y_scores_)
+    assert est.lambda_y_ > 0
+
+
+def test_auto_lambda_y_without_side_information_is_zero(problem):
+    M = problem[0]
+    est = OCMCCompleter().fit(M)
+    assert est.lambda_y_ == 0.0 and est.lambda_y_scores_ is None
+    np.testing.assert_allclose(
+        est.completed_, NuclearNormCompleter().fit_transform(M), atol=1e-12
+    )
