@@ -140,6 +140,8 @@ def svt(Z, tau, xp, state=None):
         Number of singular values above ``tau``.
     nuclear : float
         Nuclear norm of ``X``.
+    factors : tuple
+        ``(U, s, Vt)`` of ``X`` (rank ``rank``): ``X = (U * s) @ Vt``.
     """
     m, n = Z.shape
     kmax = min(m, n)
@@ -171,4 +173,4 @@ def svt(Z, tau, xp, state=None):
     if state is not None:
         state.V = Vt[: max(r, 1), :].T
         state.rank = max(r + 5, 1)
-    return X, r, float(xp.sum(s))
+    return X, r, float(xp.sum(s)), (U[:, :r], s[:r], Vt[:r, :])

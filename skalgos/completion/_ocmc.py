@@ -14,6 +14,7 @@ import numbers
 import warnings
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import (
     BaseEstimator,
     OneToOneFeatureMixin,
@@ -227,12 +228,12 @@ def _solve(
         if use_y:
             G = G + beta * complement(Xf - Y + M2 / beta, A, B)
         t = mu / L
-        X_new, rank_x, nuc_x = svt(X - t * adjoint(G), t * lam, xp, state_x)
+        X_new, rank_x, nuc_x, fac = svt(X - t * adjoint(G), t * lam, xp, state_x)
         Xf = forward(X_new)
         comp_res = 0.0
         if use_y:
             PX = complement(Xf, A, B)
-            Y, _, nuc_y = svt(PX + M2 / beta, lambda_y / beta, xp, state_y)
+            Y, _, nuc_y, _ = svt(PX + M2 / beta, lambda_y / beta, xp, state_y)
             D = PX - Y
             M2 = M2 + beta * D
             comp_res = frobenius(D, xp) / max(frobenius(Xf, xp), 1e-300)
@@ -276,8 +277,14 @@ def _solve(
     if not use_y:
         Y = complement(Xf, A, B) if not lift else None
         nuc_y = None
+    U, s, Vt = fac
+    V = Vt.T
+    if lift:
+        U = A @ U if A is not None else U
+        V = B @ V if B is not None else V
     return {
         "X": Xf,
+        "factors": (U, s, V),
         "Y": Y,
         "n_iter": it,
         "converged": converged,
@@ -423,6 +430,9 @@ class _CompletionMixin:
             )
         X = result["X"]
         self.completed_ = X
+        U, sv, V = result["factors"]
+        root = xp.sqrt(sv)
+        self.row_factors_, self.col_factors_ = U * root, V * root
         self.n_iter_ = result["n_iter"]
         self.converged_ = result["converged"]
         self.residuals_ = result["residuals"]
@@ -470,6 +480,7 @@ class _CompletionMixin:
                 "residuals": no_res,
                 "nuc_x": None,
                 "nuc_y": None,
+                "factors": _factors_of(obs, xp),
             }
             if not (self._model == "imc" and (A is not None or B is not None)):
                 return result, scale  # (else A Z B^T must still be fitted)
@@ -509,6 +520,8 @@ class _CompletionMixin:
             force_complement=force,
         )
         result["X"] = result["X"] * scale
+        U, sv, V = result["factors"]
+        result["factors"] = (U, sv * scale, V)
         if result["Y"] is not None:
             result["Y"] = result["Y"] * scale
         return result, scale
@@ -584,6 +597,49 @@ def _check_same_namespace(X, est, method):
     check_same_namespace(X, est, attribute="completed_", method=method)
 
 
+def _factors_of(X, xp):
+    """``(U, s, V)`` of ``X`` at its numerical rank (full SVD; small cases)."""
+    U, s, Vt = xp.linalg.svd(X, full_matrices=False)
+    smax = float(s[0]) if s.shape[0] else 0.0
+    r = int(xp.sum(xp.astype(s > max(X.shape) * 1e-15 * smax, xp.int32)))
+    return U[:, :r], s[:r], Vt[:r, :].T
+
+
+def _entries(est, pairs):
+    """Values of ``row_factors_ @ col_factors_.T`` at ``(row, col)`` pairs."""
+    xp = get_namespace(est.row_factors_)
+    rows, cols = pairs[:, 0], pairs[:, 1]
+    if not _is_numpy(xp):
+        dev = device(est.row_factors_)
+        rows, cols = to_device(rows, dev, xp=xp), to_device(cols, dev, xp=xp)
+    L = xp.take(est.row_factors_, rows, axis=0)
+    R = xp.take(est.col_factors_, cols, axis=0)
+    return xp.sum(L * R, axis=1)
+
+
+def _from_sparse(X, dtype):
+    """Observed values and mask (dense m x n) of a scipy sparse matrix.
+
+    Every stored entry is observed, explicit zeros included; entries not
+    stored are missing. Duplicates (COO) are averaged, as in
+    :class:`OCMCRegressor`.
+    """
+    C = X.tocoo()
+    if C.data.size and not np.all(np.isfinite(C.data)):
+        raise ValueError(
+            "The sparse matrix stores NaN or infinite values. On sparse input "
+            "the stored entries are the observed ones: do not store missing "
+            "entries, and store an observed 0 as an explicit zero."
+        )
+    m, n = C.shape
+    flat = C.row.astype(np.int64) * n + C.col
+    sums = np.bincount(flat, weights=C.data.astype(np.float64), minlength=m * n)
+    counts = np.bincount(flat, minlength=m * n)
+    mask = (counts > 0).reshape(m, n)
+    obs = np.where(counts > 0, sums / np.maximum(counts, 1), 0.0).reshape(m, n)
+    return obs.astype(dtype), mask
+
+
 def _nuclear(X, xp):
     return float(xp.sum(xp.linalg.svdvals(X)))
 
@@ -596,9 +652,29 @@ class _MatrixCompleter(
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
+        tags.input_tags.sparse = True
         tags.array_api_support = True
         tags.transformer_tags.preserves_dtype = ["float64", "float32"]
         return tags
+
+    def _observed(self, X, reset):
+        """``(obs, mask_bool, xp)`` of a dense matrix with NaN, or a sparse one."""
+        X = validate_data(
+            self,
+            X,
+            ensure_all_finite="allow-nan",
+            dtype=("numeric"),
+            accept_sparse=("csr", "csc", "coo"),
+            copy=False,
+            reset=reset,
+        )
+        if sp.issparse(X):
+            obs, mask_b = _from_sparse(X, float_dtype(X))
+            return obs, mask_b, np
+        xp = get_namespace(X)
+        X = xp.astype(X, _float_dtype(xp, X))
+        mask_b = ~xp.isnan(X)
+        return xp.where(mask_b, X, xp.zeros_like(X)), mask_b, xp
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
@@ -606,29 +682,48 @@ class _MatrixCompleter(
 
         Parameters
         ----------
-        X : array-like of shape (m, n)
-            The partially observed matrix; ``NaN`` marks missing entries.
+        X : array-like or scipy sparse matrix of shape (m, n)
+            The partially observed matrix: ``NaN`` marks missing entries.
+            A scipy sparse matrix lists the observed entries instead: every
+            stored entry is observed, **explicit zeros included** (an
+            observed 0), and entries not stored are missing (call
+            ``X.eliminate_zeros()`` first if your zeros mean "missing");
+            duplicate COO entries are averaged.
         y : None
             Ignored.
 
         Returns
         -------
         self : object
-            The fitted estimator; the completed matrix is ``completed_``.
+            The fitted estimator; the completed matrix is ``completed_``,
+            also as ``row_factors_ @ col_factors_.T``.
         """
-        X = validate_data(
-            self, X, ensure_all_finite="allow-nan", dtype=("numeric"), copy=False
-        )
-        xp = get_namespace(X)
-        X = xp.astype(X, _float_dtype(xp, X))
-        mask_b = ~xp.isnan(X)
-        obs = xp.where(mask_b, X, xp.zeros_like(X))
-        mask = xp.astype(mask_b, X.dtype)
+        obs, mask_b, xp = self._observed(X, reset=True)
+        mask = xp.astype(mask_b, obs.dtype)
         self._fit_matrix(obs, mask, xp)
         # Kept to recognise the fitted matrix in transform (transductive).
         self._fit_mask = mask_b
         self._fit_obs = obs
         return self
+
+    def predict_entries(self, pairs):
+        """Values of the completed matrix at ``(row, col)`` pairs.
+
+        Read from the factors (``O(len(pairs) * rank)``), not from
+        ``completed_``.
+
+        Parameters
+        ----------
+        pairs : array-like of shape (n_entries, 2)
+            Integer ``(row, col)`` positions.
+
+        Returns
+        -------
+        values : array of shape (n_entries,)
+        """
+        check_is_fitted(self)
+        pairs = _check_pairs(pairs, self.completed_.shape, name="pairs")
+        return _entries(self, pairs)
 
     def transform(self, X):
         """Return the completed matrix; ``X`` must be the matrix given to ``fit``.
@@ -648,17 +743,17 @@ class _MatrixCompleter(
             ``completed_``.
         """
         check_is_fitted(self)
-        X = validate_data(self, X, ensure_all_finite="allow-nan", reset=False)
-        _check_same_namespace(X, self, "transform")
-        xp = get_namespace(X)
-        Xn = to_numpy(X).astype(np.float64)
+        if not sp.issparse(X):
+            _check_same_namespace(X, self, "transform")
+        obs, mask, xp = self._observed(X, reset=False)
         fit_mask = to_numpy(self._fit_mask)
-        same = Xn.shape == fit_mask.shape
+        same = tuple(obs.shape) == fit_mask.shape
         if same:
-            mask = ~np.isnan(Xn)
-            same = np.array_equal(mask, fit_mask) and np.array_equal(
-                np.where(mask, Xn, 0.0), to_numpy(self._fit_obs)
+            same = np.array_equal(to_numpy(mask), fit_mask) and np.array_equal(
+                to_numpy(obs).astype(np.float64),
+                to_numpy(self._fit_obs).astype(np.float64),
             )
+        xp = get_namespace(self.completed_)
         if not same:
             raise ValueError(
                 f"{type(self).__name__}.transform only accepts the matrix it was "
@@ -777,6 +872,16 @@ class OCMCCompleter(_MatrixCompleter):
     ----------
     completed_ : array of shape (m, n)
         The completed matrix (in the input's namespace and device).
+    row_factors_ : array of shape (m, rank)
+        ``completed_ = row_factors_ @ col_factors_.T`` (``U sqrt(S)`` of the
+        final singular value thresholding).
+    col_factors_ : array of shape (n, rank)
+        ``V sqrt(S)``.
+    lambda_y_ : float
+        The ``lambda_y`` used (the chosen one under ``lambda_y="auto"``).
+    lambda_y_scores_ : dict or None
+        Under ``lambda_y="auto"``: relative hold-out error per ``lambda_y``
+        tried; ``None`` when nothing was selected.
     complement_ : array of shape (m, n)
         The solver's ``Y``, the complement block ``(I - P_A) X (I - P_B)``.
     n_iter_ : int
@@ -917,6 +1022,10 @@ class NuclearNormCompleter(_MatrixCompleter):
     ----------
     completed_ : array of shape (m, n)
         The completed matrix.
+    row_factors_ : array of shape (m, rank)
+        ``completed_ = row_factors_ @ col_factors_.T``.
+    col_factors_ : array of shape (n, rank)
+        Column factors.
     complement_ : None
         No complement block (kept for a uniform interface).
     n_iter_ : int
@@ -1018,6 +1127,10 @@ class IMCCompleter(_MatrixCompleter):
     ----------
     completed_ : array of shape (m, n)
         ``A Z B^T``.
+    row_factors_ : array of shape (m, rank)
+        ``completed_ = row_factors_ @ col_factors_.T``.
+    col_factors_ : array of shape (n, rank)
+        Column factors.
     complement_ : None
         Always zero for IMC (not stored).
     n_iter_ : int
@@ -1165,6 +1278,16 @@ class OCMCRegressor(_CompletionMixin, RegressorMixin, BaseEstimator):
     ----------
     completed_ : array of shape (m, n)
         The completed matrix.
+    row_factors_ : array of shape (m, rank)
+        ``completed_ = row_factors_ @ col_factors_.T`` (``U sqrt(S)`` of the
+        final singular value thresholding).
+    col_factors_ : array of shape (n, rank)
+        ``V sqrt(S)``.
+    lambda_y_ : float
+        The ``lambda_y`` used (the chosen one under ``lambda_y="auto"``).
+    lambda_y_scores_ : dict or None
+        Under ``lambda_y="auto"``: relative hold-out error per ``lambda_y``
+        tried; ``None`` when nothing was selected.
     complement_ : array of shape (m, n)
         The complement block ``Y``.
     shape_ : tuple
@@ -1332,12 +1455,7 @@ scale_, n_observed_ :
         X = validate_data(self, X, dtype=None, reset=False)
         _check_same_namespace(X, self, "predict")
         pairs = _check_pairs(X, self.shape_)
-        xp = get_namespace(self.completed_)
-        flat = pairs[:, 0] * self.shape_[1] + pairs[:, 1]
-        if _is_numpy(xp):
-            return np.asarray(self.completed_).reshape(-1)[flat]
-        idx = to_device(flat, device(self.completed_), xp=xp)
-        return xp.take(xp.reshape(self.completed_, (-1,)), idx)
+        return _entries(self, pairs)
 
 
 for _cls in (OCMCCompleter, NuclearNormCompleter, IMCCompleter, OCMCRegressor):

@@ -591,3 +591,62 @@ def test_auto_lambda_y_without_side_information_is_zero(problem):
     np.testing.assert_allclose(
         est.completed_, NuclearNormCompleter().fit_transform(M), atol=1e-12
     )
+
+
+# --- sparse input and the factored result -------------------------------------
+
+
+def test_sparse_input_matches_dense_with_nan(problem, fitted):
+    sparse = pytest.importorskip("scipy.sparse")
+    M, mask, A, B, R = problem
+    rows, cols = np.nonzero(mask)
+    S = sparse.coo_matrix((M[mask], (rows, cols)), shape=M.shape)
+    for fmt in ("coo", "csr", "csc"):
+        est = OCMCCompleter(A, B, lambda_y=4.0, tol=1e-7, max_iter=5000)
+        X = est.fit_transform(S.asformat(fmt))
+        np.testing.assert_allclose(X, fitted.completed_, atol=1e-12)
+        np.testing.assert_array_equal(est.transform(S.asformat(fmt)), X)
+
+
+def test_sparse_explicit_zeros_are_observed():
+    sparse = pytest.importorskip("scipy.sparse")
+    M = np.outer([1.0, 2.0, 0.0], [1.0, 0.0, 3.0])  # row 2 and column 1 are 0
+    obs = np.ones_like(M, dtype=bool)
+    obs[0, 2] = obs[1, 0] = False
+    rows, cols = np.nonzero(obs)
+    S = sparse.csr_matrix((M[obs], (rows, cols)), shape=M.shape)
+    assert S.nnz == obs.sum()  # the zeros are stored explicitly
+    dense = np.where(obs, M, np.nan)
+    a = NuclearNormCompleter(tol=1e-8).fit_transform(S)
+    b = NuclearNormCompleter(tol=1e-8).fit_transform(dense)
+    np.testing.assert_allclose(a, b, atol=1e-12)
+    # The stored zeros are interpolated as observed values.
+    np.testing.assert_allclose(a[obs], M[obs], atol=1e-5)
+    # Without the explicit zeros those entries are missing: another problem.
+    S.eliminate_zeros()
+    c = NuclearNormCompleter(tol=1e-8).fit(S)
+    assert c.n_observed_ == S.nnz < obs.sum()
+
+
+def test_sparse_nonfinite_stored_value():
+    sparse = pytest.importorskip("scipy.sparse")
+    S = sparse.csr_matrix(np.array([[1.0, 0.0], [0.0, np.nan]]))
+    with pytest.raises(ValueError, match="NaN or infinite"):
+        OCMCCompleter().fit(S)
+
+
+@pytest.mark.parametrize("Est", [OCMCCompleter, NuclearNormCompleter, IMCCompleter])
+def test_factors_and_predict_entries(problem, Est):
+    M, mask, A, B, R = problem
+    kw = {} if Est is NuclearNormCompleter else dict(row_side=A, col_side=B)
+    loss = dict(loss="squared") if Est is IMCCompleter else {}
+    est = Est(**kw, **loss, tol=1e-6, random_state=0).fit(M)
+    U, V = est.row_factors_, est.col_factors_
+    assert U.shape[1] == V.shape[1] == np.linalg.matrix_rank(est.completed_)
+    np.testing.assert_allclose(U @ V.T, est.completed_, atol=1e-10)
+    hidden = np.argwhere(~mask)
+    np.testing.assert_allclose(
+        est.predict_entries(hidden), est.completed_[~mask], atol=1e-10
+    )
+    with pytest.raises(ValueError, match="outside the 30 x 30"):
+        est.predict_entries([[30, 0]])
