@@ -836,8 +836,10 @@ _SHARED_DOC_PARAMS = """    loss : {"exact", "squared"}, default="exact"
         ``"full"``: a thin SVD per thresholding. ``"randomized"``: a
         truncated SVD by subspace iteration warm started from the previous
         iterate, with the rank grown until every discarded singular value
-        is below the threshold. ``"auto"``: truncated when
-        ``min(m, n) > 400``.
+        is below the threshold or the rank reaches a cap (``max(50,
+        min(m, n) // 40)``, doubled whenever the stopping rule is met while
+        the cap binds, so the final iterate is an exact SVT). ``"auto"``:
+        truncated when ``min(m, n) >= 400``.
     svd_rank : int or None, default=None
         Initial rank of the truncated SVD (``None``: ``max(10, min(m, n) //
         20)``). Must not exceed ``min(m, n)``.
@@ -923,12 +925,26 @@ class OCMCCompleter(_MatrixCompleter):
       with a large ``beta_max``, freezes ``X`` before it is optimal.
     * The data are divided by the RMS ``s`` of the observed entries before
       solving and the solution multiplied back, and in exact mode the weights
-      are rescaled to a size-dependent sum. The exact model is homogeneous
-      and only ``lambda_y / lambda_x`` matters, so this changes nothing but
-      the speed, and one set of defaults works for data of any scale and size.
+      are rescaled so that the X-step's weight has a size-dependent value
+      (the same as :class:`NuclearNormCompleter`'s). The exact model is
+      homogeneous and only ``lambda_y / lambda_x`` matters, so this changes
+      nothing but the speed, and one set of defaults works for data of any
+      scale and size.
+    * ``lambda_y="auto"`` (the default) chooses the ratio by hold-out of
+      observed entries; the official code fixes it (4 in its synthetic
+      script), which loses to plain nuclear-norm completion when the side
+      information is noisy and only partly informative.
+    * The truncated SVT caps its rank during the iteration (a partial SVT
+      in the early, high-rank phase); convergence is only declared on
+      uncapped steps.
     * ``mu=1.0`` (the textbook step bound) instead of the code's 1.2.
     * Projectors in low-rank form (``Z - A(A^T Z)``) instead of m x m
       matrices, and an optional truncated SVD.
+    * Sparse input is accepted (stored entries are the observed ones), but
+      the solver is dense: its iterates and the multiplier of the
+      ``Y = P(X)`` constraint are m x n (that multiplier is full rank in
+      general), so memory is ``O(mn)`` (about 10 m x n arrays), not
+      ``O(nnz + (m + n) r)``.
     * Without side information the two nuclear norms coincide and are solved
       as one (``NuclearNormCompleter`` with weight ``lambda_x + lambda_y``);
       when a side spans the whole space the complement is zero and the
