@@ -190,7 +190,8 @@ def section_small():
         (
             f"Sample complexity, {SIZE}x{SIZE} rank {RANK}, {len(SEEDS)} seeds "
             f"(p* = smallest p with mean rel. error <= {TARGET}; "
-            f"curve and the table below took {t_curve():.0f} s)",
+            f"curve and the table below took {t_curve():.0f} s, not under the "
+            "benchmark lock: not a clean timing)",
             [
                 "completeness",
                 "p* NNM",
