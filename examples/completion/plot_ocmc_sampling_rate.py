@@ -38,7 +38,7 @@ for p in rates:
         if c == 0.0:
             X = NuclearNormCompleter(tol=1e-4).fit_transform(M)
         else:
-            X = OCMCCompleter(A, B, tol=1e-4).fit_transform(M)
+            X = OCMCCompleter(A, B, tol=1e-4, random_state=0).fit_transform(M)
         errors[c].append(np.linalg.norm(X - R) / np.linalg.norm(R))
 
 # %%

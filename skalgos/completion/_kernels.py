@@ -57,13 +57,21 @@ def complement(Z, A, B):
 
 
 class _SVDState:
-    """Warm start of the truncated SVD: the previous right singular vectors."""
+    """Warm start of the truncated SVD: the previous right singular vectors.
 
-    def __init__(self, rank, random_state, oversample=10, n_power=2):
+    ``max_rank`` caps the rank the SVT may compute (``None``: no cap). When
+    the cap binds (the smallest computed singular value is still above the
+    threshold) ``capped`` is set: the step was a partial SVT, and the solver
+    must not declare convergence on it (it raises the cap instead).
+    """
+
+    def __init__(self, rank, random_state, oversample=10, n_power=2, max_rank=None):
         self.rank = rank
         self.rng = random_state
         self.oversample = oversample
         self.n_power = n_power
+        self.max_rank = max_rank
+        self.capped = False
         self.V = None
 
 
@@ -119,9 +127,11 @@ def svt(Z, tau, xp, state=None):
     state : _SVDState or None
         ``None`` computes a full thin SVD. Otherwise a truncated SVD of rank
         ``state.rank`` (warm started) is used and the rank is doubled until
-        the smallest computed singular value falls below ``tau``, so the
-        result equals full SVT up to the accuracy of the subspace iteration;
-        the rank estimate for the next call is updated in place.
+        the smallest computed singular value falls below ``tau`` or the rank
+        reaches ``state.max_rank`` (then ``state.capped`` is set), so the
+        result equals full SVT up to the accuracy of the subspace iteration
+        unless capped; the rank estimate for the next call is updated in
+        place.
 
     Returns
     -------
@@ -130,18 +140,27 @@ def svt(Z, tau, xp, state=None):
         Number of singular values above ``tau``.
     nuclear : float
         Nuclear norm of ``X``.
+    factors : tuple
+        ``(U, s, Vt)`` of ``X`` (rank ``rank``): ``X = (U * s) @ Vt``.
     """
     m, n = Z.shape
     kmax = min(m, n)
-    if state is None or state.rank >= kmax // 2:
+    cap = kmax if state is None or state.max_rank is None else state.max_rank
+    if state is not None:
+        state.capped = False
+    if state is None or min(state.rank, cap) >= kmax // 2:
         U, s, Vt = _full_svd(Z, xp)
     else:
-        k = state.rank
+        k = min(state.rank, cap)
         while True:
             U, s, Vt = _subspace_svd(Z, k, state, xp)
             if float(s[-1]) <= tau or s.shape[0] >= kmax:
                 break
-            k = 2 * k
+            if k >= cap:
+                # A partial SVT: the top ``cap + oversample`` directions only.
+                state.capped = True
+                break
+            k = min(2 * k, cap)
             if k >= kmax // 2:
                 U, s, Vt = _full_svd(Z, xp)
                 break
@@ -154,4 +173,4 @@ def svt(Z, tau, xp, state=None):
     if state is not None:
         state.V = Vt[: max(r, 1), :].T
         state.rank = max(r + 5, 1)
-    return X, r, float(xp.sum(s))
+    return X, r, float(xp.sum(s)), (U[:, :r], s[:r], Vt[:r, :])

@@ -31,7 +31,8 @@ def _entry(quick, random_state):
         return float(np.linalg.norm(X - R) / np.linalg.norm(R))
 
     t0 = time.perf_counter()
-    err_ocmc = rel(OCMCCompleter(A, B, tol=1e-4).fit_transform(M))
+    est = OCMCCompleter(A, B, tol=1e-4, random_state=random_state)
+    err_ocmc = rel(est.fit_transform(M))
     t_ocmc = time.perf_counter() - t0
     t0 = time.perf_counter()
     err_nnm = rel(NuclearNormCompleter(tol=1e-4).fit_transform(M))

@@ -43,43 +43,148 @@ def problem():
 @pytest.fixture(scope="module")
 def fitted(problem):
     M, mask, A, B, R = problem
-    return OCMCCompleter(A, B, tol=1e-7, max_iter=5000).fit(M)
+    return OCMCCompleter(A, B, lambda_y=4.0, tol=1e-7, max_iter=5000).fit(M)
 
 
-# --- reductions ------------------------------------------------------------
+# --- an independent reference solver ---------------------------------------
 
 
-def test_no_side_info_is_nuclear_norm_with_summed_weight(problem):
-    M = problem[0]
-    a = OCMCCompleter(lambda_x=1.0, lambda_y=3.0).fit_transform(M)
-    b = NuclearNormCompleter(lambda_x=4.0).fit_transform(M)
-    np.testing.assert_allclose(a, b, rtol=0, atol=1e-10)
+def _svt(V, tau):
+    U, s, Vt = np.linalg.svd(V, full_matrices=False)
+    return (U * np.maximum(s - tau, 0.0)) @ Vt
 
 
-def test_two_block_iteration_reaches_the_nuclear_norm_minimiser(problem):
-    # Same minimiser through the full (X, Y) iteration with P = I: this checks
-    # the Y machinery, not the shortcut.
-    M, _, _, _, R = problem
-    ref = NuclearNormCompleter(tol=1e-9, max_iter=6000).fit_transform(M)
-    est = OCMCCompleter(tol=1e-9, max_iter=6000)
-    est._force_complement = True
-    X = est.fit_transform(M)
+def reference_ocmc(M, A, B, lx, ly, weight=None, rho=30.0, n_iter=4000):
+    """Consensus ADMM with exact proximal maps, on the same objective.
+
+    ``lx ||X||_* + ly ||P(X)||_*`` plus the indicator of ``X = M`` on the
+    observed entries (``weight=None``) or ``weight / 2 ||P_Omega(X - M)||^2``.
+    Three copies ``U_i`` of ``X``, each with one term and an exact prox (the
+    prox of ``||P(.)||_*`` thresholds the complement block and leaves the
+    rest); no linearisation, no penalty schedule, dense projector matrices:
+    nothing shared with the estimators' solver.
+    """
+    mask = ~np.isnan(M)
+    obs = np.where(mask, M, 0.0)
+    m, n = M.shape
+    Pa = np.eye(m) - (A @ A.T if A is not None else 0.0)
+    Pb = np.eye(n) - (B @ B.T if B is not None else 0.0)
+
+    def P(V):
+        return Pa @ V @ Pb
+
+    if weight is None:
+
+        def data_prox(V):
+            return np.where(mask, obs, V)
+    else:
+
+        def data_prox(V):
+            return np.where(mask, (rho * V + weight * obs) / (rho + weight), V)
+
+    proxes = [
+        lambda V: _svt(V, lx / rho),
+        lambda V: V - P(V) + _svt(P(V), ly / rho),
+        data_prox,
+    ]
+    Z = obs.copy()
+    W = [np.zeros_like(Z) for _ in proxes]
+    for _ in range(n_iter):
+        U = [prox(Z - w) for prox, w in zip(proxes, W)]
+        Z = sum(u + w for u, w in zip(U, W)) / len(U)
+        for w, u in zip(W, U):
+            w += u - Z
+    X = U[2]  # feasible in exact mode
+    obj = lx * nuclear(X) + ly * nuclear(P(X))
+    if weight is not None:
+        obj += weight / 2.0 * np.sum((X - obs)[mask] ** 2)
+    return X, obj
+
+
+@pytest.fixture(scope="module")
+def small():
+    # 20 x 20, too few samples for exact recovery: a nontrivial minimiser.
+    return make_side_info_completion(
+        20, 20, rank=3, completeness=0.67, sampling_rate=0.45, random_state=1
+    )
+
+
+def test_objective_and_solution_match_the_reference_solver(small):
+    M, mask, A, B, R = small
+    X_ref, obj_ref = reference_ocmc(M, A, B, 1.0, 4.0)
+    assert rel(X_ref, R) > 1e-2  # not the trivial (recovery) case
+    est = OCMCCompleter(A, B, lambda_y=4.0, tol=1e-9, max_iter=20000).fit(M)
     assert est.converged_
-    assert np.abs(X - ref).max() <= 1e-5 * np.abs(R).max()
+    np.testing.assert_allclose(est.objective_, obj_ref, rtol=1e-6)
+    assert rel(est.completed_, X_ref) <= 2e-5
+
+
+def test_squared_loss_matches_the_reference_solver(small):
+    M, mask, A, B, R = small
+    est = OCMCCompleter(
+        A, B, loss="squared", gamma=0.5, lambda_x=0.5, lambda_y=2.0, tol=1e-10
+    ).fit(M)
+    X_ref, obj_ref = reference_ocmc(
+        M, A, B, 0.5, 2.0, weight=1.0 / (0.5 * est.scale_), rho=1.0, n_iter=1500
+    )
+    np.testing.assert_allclose(est.objective_, obj_ref, rtol=1e-8)
+    assert rel(est.completed_, X_ref) <= 1e-7
+
+
+def _two_block(**params):
+    """An OCMCCompleter that runs the full (X, Y) iteration in every case."""
+    est = OCMCCompleter(**params)
+    est._force_complement = True
+    return est
+
+
+def test_no_side_info_is_nuclear_norm_with_summed_weight(small):
+    # Squared loss, where the weight matters: P = I, so the model is
+    # (lambda_x + lambda_y) ||X||_*. Through the two-block iteration.
+    M, _, _, _, _ = small
+    kw = dict(loss="squared", gamma=0.5, tol=1e-10, max_iter=20000)
+    est = _two_block(lambda_x=0.25, lambda_y=0.75, **kw).fit(M)
+    assert est.converged_ and est.residuals_["complement"][-1] > 0
+    ref = NuclearNormCompleter(lambda_x=1.0, **kw).fit(M)
+    X_ref, obj_ref = reference_ocmc(
+        M, None, None, 1.0, 0.0, weight=1.0 / (0.5 * ref.scale_), rho=1.0
+    )
+    assert rel(ref.completed_, X_ref) <= 1e-7
+    assert rel(est.completed_, X_ref) <= 1e-6
+    # A wrong split of the weight (lambda_x alone) is far off.
+    wrong = NuclearNormCompleter(lambda_x=0.25, **kw).fit_transform(M)
+    assert rel(wrong, X_ref) > 1e-2
+
+
+def test_no_side_info_exact_two_block_is_the_nuclear_norm_minimiser(small):
+    M, _, _, _, R = small
+    # With P = I the reference's two nuclear-norm copies split the weight.
+    X_ref, obj_ref = reference_ocmc(M, None, None, 1.0, 3.0, rho=10.0)
+    assert rel(X_ref, R) > 1e-2
+    est = _two_block(lambda_x=1.0, lambda_y=3.0, tol=1e-9, max_iter=20000).fit(M)
+    assert est.converged_
+    assert rel(est.completed_, X_ref) <= 2e-5
+    np.testing.assert_allclose(est.objective_, obj_ref, rtol=1e-6)
 
 
 @pytest.mark.parametrize("how", ["lambda_y=0", "row_side=I", "col_side=I"])
-def test_vanishing_complement_is_nuclear_norm(problem, how):
-    M, _, A, B, _ = problem
+def test_vanishing_complement_is_nuclear_norm(small, how):
+    # Through the two-block iteration, squared loss (lambda_x matters).
+    M, _, A, B, _ = small
     m, n = M.shape
-    kw = {
+    side = {
         "lambda_y=0": dict(row_side=A, col_side=B, lambda_y=0.0),
-        "row_side=I": dict(row_side=np.eye(m), col_side=B),
-        "col_side=I": dict(row_side=A, col_side=np.eye(n)),
+        "row_side=I": dict(row_side=np.eye(m), col_side=B, lambda_y=5.0),
+        "col_side=I": dict(row_side=A, col_side=np.eye(n), lambda_y=5.0),
     }[how]
-    X = OCMCCompleter(**kw).fit_transform(M)
-    ref = NuclearNormCompleter().fit_transform(M)
-    np.testing.assert_allclose(X, ref, rtol=0, atol=1e-10)
+    kw = dict(loss="squared", gamma=0.5, lambda_x=0.7, tol=1e-10, max_iter=20000)
+    est = _two_block(**side, **kw).fit(M)
+    assert est.converged_
+    ref = NuclearNormCompleter(**kw).fit_transform(M)
+    assert rel(est.completed_, ref) <= 1e-6
+    # With the complement block active the answer differs.
+    other = OCMCCompleter(A, B, lambda_y=5.0, **kw).fit_transform(M)
+    assert rel(other, ref) > 1e-2
 
 
 # --- exact recovery and invariances ---------------------------------------
@@ -89,7 +194,7 @@ def test_exact_recovery_with_complete_side_information():
     M, mask, A, B, R = make_side_info_completion(
         40, 40, rank=3, completeness=1.0, sampling_rate=0.45, random_state=0
     )
-    est = OCMCCompleter(A, B, tol=1e-9, max_iter=5000).fit(M)
+    est = OCMCCompleter(A, B, lambda_y=4.0, tol=1e-9, max_iter=5000).fit(M)
     assert est.converged_
     assert rel(est.completed_, R) <= 1e-6
 
@@ -98,14 +203,14 @@ def test_side_information_beats_none_at_the_same_samples():
     M, mask, A, B, R = make_side_info_completion(
         40, 40, rank=3, completeness=1.0, sampling_rate=0.3, random_state=0
     )
-    with_side = rel(OCMCCompleter(A, B).fit_transform(M), R)
+    with_side = rel(OCMCCompleter(A, B, lambda_y=4.0).fit_transform(M), R)
     without = rel(NuclearNormCompleter().fit_transform(M), R)
     assert with_side < 1e-3 < 0.1 < without
 
 
 def test_transpose_equivariance(problem, fitted):
     M, _, A, B, _ = problem
-    XT = OCMCCompleter(B, A, tol=1e-7, max_iter=5000).fit_transform(M.T)
+    XT = OCMCCompleter(B, A, lambda_y=4.0, tol=1e-7, max_iter=5000).fit_transform(M.T)
     np.testing.assert_allclose(XT.T, fitted.completed_, rtol=0, atol=1e-10)
 
 
@@ -115,7 +220,9 @@ def test_invariance_to_the_basis_of_the_side_information(problem, fitted):
     Qa = rng.standard_normal((A.shape[1], A.shape[1])) + 3 * np.eye(A.shape[1])
     # A rank-deficient, rescaled spanning set of span(B).
     B2 = np.hstack([B * 5.0, B[:, :1] - B[:, 1:2]])
-    X = OCMCCompleter(A @ Qa, B2, tol=1e-7, max_iter=5000).fit_transform(M)
+    X = OCMCCompleter(A @ Qa, B2, lambda_y=4.0, tol=1e-7, max_iter=5000).fit_transform(
+        M
+    )
     np.testing.assert_allclose(X, fitted.completed_, rtol=0, atol=1e-9)
 
 
@@ -152,7 +259,9 @@ def test_completeness_monotonicity_seed_average():
             M, _, A, B, R = make_side_info_completion(
                 40, 40, rank=4, completeness=c, sampling_rate=0.3, random_state=seed
             )
-            errs.append(rel(OCMCCompleter(A, B, tol=1e-4).fit_transform(M), R))
+            errs.append(
+                rel(OCMCCompleter(A, B, lambda_y=4.0, tol=1e-4).fit_transform(M), R)
+            )
         means.append(np.mean(errs))
     for worse, better in zip(means, means[1:]):
         assert worse > 1.2 * better, means
@@ -161,7 +270,14 @@ def test_completeness_monotonicity_seed_average():
 def test_truncated_svd_path_matches_full(problem, fitted):
     M, _, A, B, _ = problem
     est = OCMCCompleter(
-        A, B, tol=1e-7, max_iter=5000, svd="randomized", svd_rank=3, random_state=0
+        A,
+        B,
+        lambda_y=4.0,
+        tol=1e-7,
+        max_iter=5000,
+        svd="randomized",
+        svd_rank=3,
+        random_state=0,
     ).fit(M)
     np.testing.assert_allclose(est.completed_, fitted.completed_, rtol=0, atol=1e-6)
 
@@ -171,7 +287,7 @@ def test_squared_loss_tends_to_the_exact_model(problem, fitted):
     gaps = []
     for gamma in (1.0, 0.1):
         X = OCMCCompleter(
-            A, B, loss="squared", gamma=gamma, max_iter=5000
+            A, B, loss="squared", gamma=gamma, lambda_y=4.0, max_iter=5000
         ).fit_transform(M)
         gaps.append(rel(X, fitted.completed_))
     assert gaps[1] < 0.5 * gaps[0] and gaps[1] < 0.1, gaps
@@ -187,7 +303,7 @@ def test_squared_loss_denoises():
         noise=0.1,
         random_state=0,
     )
-    exact = rel(OCMCCompleter(A, B).fit_transform(M), R)
+    exact = rel(OCMCCompleter(A, B, lambda_y=4.0).fit_transform(M), R)
     X = OCMCCompleter(
         A, B, loss="squared", gamma=1.0, lambda_x=0.1, lambda_y=0.4
     ).fit_transform(M)
@@ -231,7 +347,7 @@ def test_imc_without_side_information_is_nuclear_norm(problem):
 def test_regressor_matches_completer(problem, fitted):
     M, mask, A, B, _ = problem
     pairs = np.argwhere(mask)
-    reg = OCMCRegressor(row_side=A, col_side=B, tol=1e-7, max_iter=5000)
+    reg = OCMCRegressor(row_side=A, col_side=B, lambda_y=4.0, tol=1e-7, max_iter=5000)
     reg.fit(pairs, M[mask])
     np.testing.assert_allclose(reg.completed_, fitted.completed_, atol=1e-12)
     allpairs = np.argwhere(np.ones_like(mask))
@@ -281,7 +397,9 @@ def test_regressor_averages_duplicates_and_infers_shape():
 
 def test_function_api(problem, fitted):
     M, _, A, B, _ = problem
-    X, est = ocmc_complete(M, A, B, tol=1e-7, max_iter=5000, return_estimator=True)
+    X, est = ocmc_complete(
+        M, A, B, lambda_y=4.0, tol=1e-7, max_iter=5000, return_estimator=True
+    )
     np.testing.assert_array_equal(X, fitted.completed_)
     assert isinstance(est, OCMCCompleter)
 
@@ -384,3 +502,151 @@ def test_generator_bad_input():
         make_side_info_completion(5, 8, rank=9)
     with pytest.raises(ValueError, match="completeness"):
         make_side_info_completion(5, 8, rank=2, completeness=1.5)
+
+
+# --- dtypes -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("Est", [OCMCCompleter, NuclearNormCompleter, IMCCompleter])
+def test_float32_in_float32_out(problem, Est):
+    M, mask, A, B, R = problem
+    kw = {} if Est is NuclearNormCompleter else dict(row_side=A, col_side=B)
+    loss = dict(loss="squared") if Est is IMCCompleter else {}
+    est32 = Est(**kw, **loss, tol=1e-4).fit(M.astype(np.float32))
+    X32 = est32.transform(M.astype(np.float32))
+    assert X32.dtype == np.float32 and est32.completed_.dtype == np.float32
+    X64 = Est(**kw, **loss, tol=1e-4).fit_transform(M)
+    assert X64.dtype == np.float64
+    # Same solution to single precision (the solver ran in float32).
+    assert rel(X32, X64) <= 1e-3
+
+
+def test_regressor_float32_predictions(problem):
+    M, mask, A, B, R = problem
+    pairs = np.argwhere(mask)
+    reg = OCMCRegressor(row_side=A, col_side=B, lambda_y=4.0, tol=1e-4)
+    pred = reg.fit(pairs, M[mask].astype(np.float32)).predict(np.argwhere(~mask))
+    assert pred.dtype == np.float32
+    ref = OCMCRegressor(row_side=A, col_side=B, lambda_y=4.0, tol=1e-4).fit(
+        pairs, M[mask]
+    )
+    assert rel(pred, ref.predict(np.argwhere(~mask))) <= 1e-3
+
+
+# --- lambda_y="auto" ----------------------------------------------------------
+
+
+def noisy_side_problem(m, n, rank, p, seed, noise=1.0):
+    """Partly informative side information, as users have it.
+
+    Half the true directions (each with Gaussian noise of the same norm as
+    the direction) and as many random columns, on each side.
+    """
+    rng = np.random.RandomState(seed)
+    R = rng.standard_normal((m, rank)) @ rng.standard_normal((rank, n))
+    U, _, Vt = np.linalg.svd(R, full_matrices=False)
+    k = rank // 2
+
+    def side(W, size):
+        true = W[:, :k] + noise * rng.standard_normal((size, k)) / np.sqrt(size)
+        return np.hstack([true, rng.standard_normal((size, k))])
+
+    A, B = side(U, m), side(Vt.T, n)
+    M = np.where(rng.uniform(size=(m, n)) < p, R, np.nan)
+    return M, A, B, R
+
+
+@pytest.mark.parametrize("p", [0.2, 0.3])
+def test_auto_lambda_y_does_not_lose_to_nuclear_norm_on_noisy_side_info(p):
+    M, A, B, R = noisy_side_problem(100, 80, 5, p, seed=0)
+    nnm = rel(NuclearNormCompleter().fit_transform(M), R)
+    fixed = rel(OCMCCompleter(A, B, lambda_y=4.0).fit_transform(M), R)
+    est = OCMCCompleter(A, B, random_state=0).fit(M)
+    auto = rel(est.completed_, R)
+    # The official ratio 4 trusts this side information too much ...
+    assert fixed > 1.2 * nnm
+    # ... the hold-out choice does not.
+    assert auto <= nnm + 1e-4, (auto, nnm, est.lambda_y_scores_)
+    assert est.lambda_y_ in est.lambda_y_scores_
+    assert est.lambda_y_scores_[est.lambda_y_] == min(est.lambda_y_scores_.values())
+
+
+def test_auto_lambda_y_keeps_informative_side_info():
+    M, mask, A, B, R = make_side_info_completion(
+        100, 80, rank=5, completeness=0.5, sampling_rate=0.2, random_state=0
+    )
+    nnm = rel(NuclearNormCompleter().fit_transform(M), R)
+    fixed = rel(OCMCCompleter(A, B, lambda_y=4.0).fit_transform(M), R)
+    est = OCMCCompleter(A, B, random_state=0).fit(M)
+    auto = rel(est.completed_, R)
+    assert fixed < 0.5 * nnm
+    assert auto <= 1.2 * fixed, (auto, fixed, est.lambda_y_scores_)
+    assert est.lambda_y_ > 0
+
+
+def test_auto_lambda_y_without_side_information_is_zero(problem):
+    M = problem[0]
+    est = OCMCCompleter().fit(M)
+    assert est.lambda_y_ == 0.0 and est.lambda_y_scores_ is None
+    np.testing.assert_allclose(
+        est.completed_, NuclearNormCompleter().fit_transform(M), atol=1e-12
+    )
+
+
+# --- sparse input and the factored result -------------------------------------
+
+
+def test_sparse_input_matches_dense_with_nan(problem, fitted):
+    sparse = pytest.importorskip("scipy.sparse")
+    M, mask, A, B, R = problem
+    rows, cols = np.nonzero(mask)
+    S = sparse.coo_matrix((M[mask], (rows, cols)), shape=M.shape)
+    for fmt in ("coo", "csr", "csc"):
+        est = OCMCCompleter(A, B, lambda_y=4.0, tol=1e-7, max_iter=5000)
+        X = est.fit_transform(S.asformat(fmt))
+        np.testing.assert_allclose(X, fitted.completed_, atol=1e-12)
+        np.testing.assert_array_equal(est.transform(S.asformat(fmt)), X)
+
+
+def test_sparse_explicit_zeros_are_observed():
+    sparse = pytest.importorskip("scipy.sparse")
+    M = np.outer([1.0, 2.0, 0.0], [1.0, 0.0, 3.0])  # row 2 and column 1 are 0
+    obs = np.ones_like(M, dtype=bool)
+    obs[0, 2] = obs[1, 0] = False
+    rows, cols = np.nonzero(obs)
+    S = sparse.csr_matrix((M[obs], (rows, cols)), shape=M.shape)
+    assert S.nnz == obs.sum()  # the zeros are stored explicitly
+    dense = np.where(obs, M, np.nan)
+    a = NuclearNormCompleter(tol=1e-8).fit_transform(S)
+    b = NuclearNormCompleter(tol=1e-8).fit_transform(dense)
+    np.testing.assert_allclose(a, b, atol=1e-12)
+    # The stored zeros are interpolated as observed values.
+    np.testing.assert_allclose(a[obs], M[obs], atol=1e-5)
+    # Without the explicit zeros those entries are missing: another problem.
+    S.eliminate_zeros()
+    c = NuclearNormCompleter(tol=1e-8).fit(S)
+    assert c.n_observed_ == S.nnz < obs.sum()
+
+
+def test_sparse_nonfinite_stored_value():
+    sparse = pytest.importorskip("scipy.sparse")
+    S = sparse.csr_matrix(np.array([[1.0, 0.0], [0.0, np.nan]]))
+    with pytest.raises(ValueError, match="NaN or infinite"):
+        OCMCCompleter().fit(S)
+
+
+@pytest.mark.parametrize("Est", [OCMCCompleter, NuclearNormCompleter, IMCCompleter])
+def test_factors_and_predict_entries(problem, Est):
+    M, mask, A, B, R = problem
+    kw = {} if Est is NuclearNormCompleter else dict(row_side=A, col_side=B)
+    loss = dict(loss="squared") if Est is IMCCompleter else {}
+    est = Est(**kw, **loss, tol=1e-6, random_state=0).fit(M)
+    U, V = est.row_factors_, est.col_factors_
+    assert U.shape[1] == V.shape[1] == np.linalg.matrix_rank(est.completed_)
+    np.testing.assert_allclose(U @ V.T, est.completed_, atol=1e-10)
+    hidden = np.argwhere(~mask)
+    np.testing.assert_allclose(
+        est.predict_entries(hidden), est.completed_[~mask], atol=1e-10
+    )
+    with pytest.raises(ValueError, match="outside the 30 x 30"):
+        est.predict_entries([[30, 0]])
