@@ -268,8 +268,42 @@ def test_callbacks_must_be_callables_or_hooks(iris):
 
 def test_symo_default_module_is_bias_free(iris):
     X, y = iris
-    clf = TorchClassifier(optimizer="symo", max_epochs=10, random_state=0).fit(X, y)
+    clf = TorchClassifier(optimizer="symo", max_epochs=40, random_state=0).fit(X, y)
     assert all(
         m.bias is None for m in clf.module_.modules() if isinstance(m, nn.Linear)
     )
     assert clf.score(X, y) > 0.9
+
+
+@pytest.fixture(scope="module")
+def wine_split():
+    from sklearn.datasets import load_wine
+    from sklearn.model_selection import train_test_split
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = load_wine(return_X_y=True)
+    Xtr, Xte, ytr, yte = train_test_split(
+        X, y, test_size=0.25, random_state=0, stratify=y
+    )
+    scaler = StandardScaler().fit(Xtr)
+    return scaler.transform(Xtr), scaler.transform(Xte), ytr, yte
+
+
+def _default_accuracy(optimizer, data):
+    Xtr, Xte, ytr, yte = data
+    clf = TorchClassifier(optimizer=optimizer, n_jobs=1, random_state=0)
+    return clf.fit(Xtr, ytr).score(Xte, yte), clf
+
+
+@pytest.mark.parametrize(
+    "optimizer", __import__("skalgos.torch.optim").torch.optim.available_optimizers()
+)
+def test_every_registry_name_trains_with_its_defaults(optimizer, wine_split):
+    # lr="auto" resolves per name; each must come within 5 points of AdamW's
+    # test accuracy with every other setting left at its default.
+    from skalgos.torch.optim import default_lr
+
+    reference, _ = _default_accuracy("adamw", wine_split)
+    acc, clf = _default_accuracy(optimizer, wine_split)
+    assert clf.lr_ == default_lr(optimizer)
+    assert acc >= reference - 0.05, (optimizer, acc, reference)
