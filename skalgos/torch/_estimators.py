@@ -721,42 +721,70 @@ class TorchClassifier(ClassifierMixin, _BaseTorchEstimator):
     optimizer : str, torch.optim.Optimizer subclass or factory, default="adamw"
         A registered name, a class (built as ``cls(params, lr=lr,
         **optimizer__*)``) or ``factory(module, lr, **optimizer__*)``.
-    lr : float, default=1e-3
+    lr : "auto" or float > 0, default="auto"
         Learning rate, in the optimizer's own units (Muon's is spectral).
+        ``"auto"`` is the registered default of the optimizer name,
+        :func:`skalgos.torch.optim.default_lr` (measured per name; 1e-3 for
+        a class or factory); the rate used is ``lr_``.
     scheduler : None, {"wsd", "cosine", "constant"} or LRScheduler class, \
             default=None
-        Stepped once per batch; ``"wsd"`` and ``"cosine"`` span the whole
-        fit (``max_epochs`` epochs). A class gets ``total_steps`` when it
+        Stepped once per batch. ``"wsd"`` and ``"cosine"`` span the steps of
+        the call plus one, so the last step taken has a positive rate (see
+        Notes for continuations). A class gets ``total_steps`` when it
         accepts it, and the ``scheduler__*`` parameters.
     max_epochs : int, default=20
     batch_size : int, default=64
     shuffle : bool, default=True
     early_stopping : bool, default=False
-        Hold out ``validation_fraction`` (stratified), stop after
-        ``n_iter_no_change`` epochs without a validation-loss improvement of
-        ``tol``, and restore the best module weights.
-    validation_fraction : float, default=0.1
+        Hold out ``validation_fraction`` (0.1 when None; stratified), stop
+        after ``n_iter_no_change`` epochs without a validation-loss
+        improvement of ``tol``, and restore the best module weights (an
+        :class:`~skalgos.torch.callbacks.EarlyStopping` put first in
+        ``callbacks_``).
+    validation_fraction : float in (0, 1) or None, default=None
+        Hold out this fraction (stratified for classifiers) and record
+        ``valid_loss`` every epoch, with or without early stopping.
     n_iter_no_change : int, default=5
     tol : float, default=1e-4
+    gradient_clip : float > 0 or None, default=None
+        Clip the global gradient norm to this value after every backward
+        pass (inside the closure, so SAM's ascent gradient is clipped too).
+    callbacks : list or None, default=None
+        Epoch-end hooks, skorch-style: callables ``cb(estimator, history)``
+        or objects with ``on_epoch_end(estimator, history)`` (and optionally
+        ``on_train_begin(estimator)``, ``on_train_end(estimator, history)``),
+        e.g. :class:`~skalgos.torch.callbacks.EarlyStopping` and
+        :class:`~skalgos.torch.callbacks.Checkpoint`. Returning ``True``
+        stops training. Deep-copied into ``callbacks_`` at each fresh fit.
     bn_recalibration_batches : int, default=50
         For optimizers with a train/eval switch (schedule-free): after
         switching to the evaluation weights, recompute BatchNorm statistics
         over this many training batches.
-    device : str or torch.device, default="cpu"
+    dtype : None, str, numpy or torch dtype, default=None
+        The dtype X reaches the module with. None: int64 for integer X with
+        a user ``module`` (token ids for ``nn.Embedding`` /
+        ``nn.EmbeddingBag``), float32 otherwise. A float dtype (e.g.
+        ``"float64"``) also sets the module's dtype.
+    device : "auto", str or torch.device, default="cpu"
+        ``"auto"`` is CUDA when available, else the CPU; the device used is
+        ``device_``.
     n_jobs : int, default=None
         torch intra-op threads during ``fit`` and ``predict`` (restored
         afterwards); ``None`` leaves torch's setting alone, -1 is all cores.
         Small modules on a busy machine train fastest with ``n_jobs=1``.
     warm_start : bool, default=False
-        Reuse the fitted module and optimizer on the next ``fit``.
+        Reuse the fitted module and optimizer on the next ``fit`` (the
+        schedule continues, see Notes).
     random_state : int, RandomState instance or None, default=None
         Seeds module initialization, shuffling and dropout (torch's global
         RNG is left as it was).
     verbose : int, default=0
-        Print one progress line per epoch.
+        Print one progress line per epoch, starting with
+        ``[TorchClassifier]``.
     **kwargs
         Nested parameters, skorch-style: ``module__*``, ``optimizer__*``,
-        ``scheduler__*``, ``criterion__*``.
+        ``scheduler__*``, ``criterion__*``. ``set_params`` rejects any other
+        unknown key with a ``ValueError``, as scikit-learn does.
 
     Attributes
     ----------
@@ -765,14 +793,21 @@ class TorchClassifier(ClassifierMixin, _BaseTorchEstimator):
     optimizer_ : torch.optim.Optimizer
     scheduler_ : LRScheduler or None
     criterion_ : callable
+    callbacks_ : list
+        The fit's copies of ``callbacks`` (after the early-stopping one).
+    lr_ : float
+        The learning rate used (``lr`` resolved).
+    device_ : torch.device
     history_ : list of dict
         One dict per epoch: ``epoch``, ``train_loss`` (mean over the epoch's
-        batches), ``lr``, ``valid_loss`` (with early stopping), ``dur``.
+        batches), ``lr`` (the rate of the epoch's first step),
+        ``valid_loss`` (with a validation split), ``dur``.
     n_iter_ : int
         Epochs run.
     t_ : int
         Optimizer steps taken.
     n_features_in_ : int
+        ``X.shape[1]`` (the channels of an image batch (n, C, H, W)).
     feature_names_in_ : ndarray of shape (n_features,)
         Only when X has string feature names.
 
@@ -783,8 +818,30 @@ class TorchClassifier(ClassifierMixin, _BaseTorchEstimator):
     flags: ``requires_closure`` (SAM-like optimizers call it themselves) and
     ``requires_mode_switch`` (schedule-free: ``optimizer.train()`` before
     training, ``optimizer.eval()`` before validation, prediction and at the
-    end of ``fit``, with BatchNorm recalibration). Inputs are cast to
-    float32.
+    end of ``fit``, with BatchNorm recalibration).
+
+    **Inputs.** X of shape (n_samples, ...) reaches the module as it is (a
+    batch of images (n, C, H, W) for a Conv2d module, token ids for an
+    EmbeddingBag); the default :class:`MLP` flattens it. A module class or
+    factory gets ``n_features_in=X.shape[1]``, ``n_outputs`` and, when it
+    asks for it, ``input_shape=X.shape[1:]``.
+
+    **Failing loudly.** A non-finite training loss raises
+    ``FloatingPointError`` naming the epoch and step and suggesting a
+    smaller lr; with early stopping (or any callback holding best weights
+    with ``load_best=True``) the best weights are restored instead, with a
+    ``ConvergenceWarning``, and training stops. A final training loss more
+    than 100 times the best epoch's warns (``ConvergenceWarning``).
+
+    **Continuations** (``partial_fit`` after a fit, or ``warm_start``) of
+    ``k`` more steps after ``T0`` steps re-plan the schedule to end at
+    ``T1 = T0 + k`` and continue at step ``T0``: ``"wsd"`` takes the
+    cooldown fraction (and, if needed, the base-rate scale) that
+    :func:`skalgos.torch.lr_scheduler.extend_horizon` gives for ``T0 ->
+    T1``, so the rate jumps from its cooled-down value back up to the
+    re-planned one; ``"cosine"`` stretches the half cosine over ``T1``,
+    which continues below the base rate (it never restarts at ``lr``).
+    Other schedulers are stepped on as they are.
 
     See Also
     --------
@@ -795,10 +852,10 @@ class TorchClassifier(ClassifierMixin, _BaseTorchEstimator):
     >>> from sklearn.datasets import load_iris
     >>> from skalgos.torch import TorchClassifier
     >>> X, y = load_iris(return_X_y=True)
-    >>> clf = TorchClassifier(optimizer="muon", lr=0.02, max_epochs=30,
+    >>> clf = TorchClassifier(optimizer="muon", max_epochs=30,
     ...                       n_jobs=1, random_state=0).fit(X, y)
-    >>> clf.score(X, y) > 0.9
-    True
+    >>> clf.lr_, clf.score(X, y) > 0.9
+    (0.01, True)
     """
 
     _default_criterion = "cross_entropy"
@@ -826,7 +883,7 @@ class TorchClassifier(ClassifierMixin, _BaseTorchEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like of shape (n_samples, ...)
         y : array-like of shape (n_samples,)
 
         Returns
@@ -854,7 +911,7 @@ class TorchClassifier(ClassifierMixin, _BaseTorchEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like of shape (n_samples, ...)
         y : array-like of shape (n_samples,)
         classes : array-like, default=None
             All labels; required on the first call.
@@ -916,14 +973,16 @@ class TorchRegressor(RegressorMixin, _BaseTorchEstimator):
     ----------
     module, criterion, optimizer, lr, scheduler, max_epochs, batch_size, \
 shuffle, early_stopping, validation_fraction, n_iter_no_change, tol, \
-bn_recalibration_batches, device, n_jobs, warm_start, random_state, verbose, **kwargs
+gradient_clip, callbacks, bn_recalibration_batches, dtype, device, n_jobs, \
+warm_start, random_state, verbose, **kwargs
         See :class:`TorchClassifier`.
 
     Attributes
     ----------
-    module_, optimizer_, scheduler_, criterion_, history_, n_iter_, t_, \
-n_features_in_
-        See :class:`TorchClassifier`.
+    module_, optimizer_, scheduler_, criterion_, callbacks_, lr_, device_, \
+history_, n_iter_, t_, n_features_in_
+        See :class:`TorchClassifier`. Predictions are float32 for float32
+        X, float64 otherwise.
 
     Examples
     --------
@@ -951,7 +1010,7 @@ n_features_in_
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like of shape (n_samples, ...)
         y : array-like of shape (n_samples,) or (n_samples, n_outputs)
 
         Returns
