@@ -138,9 +138,17 @@ class _FactorSchedule(LRScheduler):
     """
 
     _kind = None
+    _settings = ()  # the lr_factors keywords stored as attributes
 
-    def _factor_kwargs(self):  # pragma: no cover - overridden
-        return {}
+    def _init_schedule(self, optimizer, total_steps, last_epoch, **settings):
+        self.total_steps = int(total_steps)
+        for key, value in settings.items():
+            setattr(self, key, value)
+        self._refresh()
+        LRScheduler.__init__(self, optimizer, last_epoch)
+
+    def _factor_kwargs(self):
+        return {key: getattr(self, key) for key in self._settings}
 
     def _refresh(self):
         self._factors = lr_factors(
@@ -234,6 +242,13 @@ class WSD(_FactorSchedule):
     """
 
     _kind = "wsd"
+    _settings = (
+        "warmup_steps",
+        "cooldown_fraction",
+        "decay",
+        "final_lr_factor",
+        "warmup_start_factor",
+    )
 
     def __init__(
         self,
@@ -246,22 +261,15 @@ class WSD(_FactorSchedule):
         warmup_start_factor=0.0,
         last_epoch=-1,
     ):
-        self.total_steps = int(total_steps)
-        self.warmup_steps = int(warmup_steps)
-        self.cooldown_fraction = cooldown_fraction
-        self.decay = decay
-        self.final_lr_factor = final_lr_factor
-        self.warmup_start_factor = warmup_start_factor
-        self._refresh()
-        super().__init__(optimizer, last_epoch)
-
-    def _factor_kwargs(self):
-        return dict(
-            warmup_steps=self.warmup_steps,
-            cooldown_fraction=self.cooldown_fraction,
-            decay=self.decay,
-            final_lr_factor=self.final_lr_factor,
-            warmup_start_factor=self.warmup_start_factor,
+        self._init_schedule(
+            optimizer,
+            total_steps,
+            last_epoch,
+            warmup_steps=int(warmup_steps),
+            cooldown_fraction=cooldown_fraction,
+            decay=decay,
+            final_lr_factor=final_lr_factor,
+            warmup_start_factor=warmup_start_factor,
         )
 
 
@@ -294,6 +302,7 @@ class Cosine(_FactorSchedule):
     """
 
     _kind = "cosine"
+    _settings = ("warmup_steps", "final_lr_factor", "warmup_start_factor")
 
     def __init__(
         self,
@@ -304,18 +313,13 @@ class Cosine(_FactorSchedule):
         warmup_start_factor=0.0,
         last_epoch=-1,
     ):
-        self.total_steps = int(total_steps)
-        self.warmup_steps = int(warmup_steps)
-        self.final_lr_factor = final_lr_factor
-        self.warmup_start_factor = warmup_start_factor
-        self._refresh()
-        super().__init__(optimizer, last_epoch)
-
-    def _factor_kwargs(self):
-        return dict(
-            warmup_steps=self.warmup_steps,
-            final_lr_factor=self.final_lr_factor,
-            warmup_start_factor=self.warmup_start_factor,
+        self._init_schedule(
+            optimizer,
+            total_steps,
+            last_epoch,
+            warmup_steps=int(warmup_steps),
+            final_lr_factor=final_lr_factor,
+            warmup_start_factor=warmup_start_factor,
         )
 
 
@@ -361,23 +365,21 @@ class TwoStageWSD(WSD):
         final_lr_factor=0.0,
         last_epoch=-1,
     ):
-        self.total_steps = int(total_steps)
-        self.milestone = int(milestone)
-        self.stage_factor = float(factor)
-        self.cooldown_fraction = cooldown_fraction
-        self.decay = decay
-        self.final_lr_factor = final_lr_factor
-        self._refresh()
-        LRScheduler.__init__(self, optimizer, last_epoch)
+        self._init_schedule(
+            optimizer,
+            total_steps,
+            last_epoch,
+            milestone=int(milestone),
+            stage_factor=float(factor),
+            cooldown_fraction=cooldown_fraction,
+            decay=decay,
+            final_lr_factor=final_lr_factor,
+        )
 
     def _factor_kwargs(self):
-        return dict(
-            milestone=self.milestone,
-            factor=self.stage_factor,
-            cooldown_fraction=self.cooldown_fraction,
-            decay=self.decay,
-            final_lr_factor=self.final_lr_factor,
-        )
+        kw = {k: getattr(self, k) for k in ("milestone", "cooldown_fraction")}
+        kw.update(decay=self.decay, final_lr_factor=self.final_lr_factor)
+        return dict(kw, factor=self.stage_factor)
 
 
 def _etas_and_T(factors, base_lr, T):

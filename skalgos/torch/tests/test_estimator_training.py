@@ -5,7 +5,6 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from sklearn.datasets import load_iris  # noqa: E402
 from sklearn.exceptions import ConvergenceWarning  # noqa: E402
 from torch import nn  # noqa: E402
 
@@ -13,12 +12,6 @@ from skalgos.torch import TorchClassifier, TorchRegressor  # noqa: E402
 from skalgos.torch._estimators import _resolve_device  # noqa: E402
 from skalgos.torch.callbacks import Callback, Checkpoint, EarlyStopping  # noqa: E402
 from skalgos.torch.lr_scheduler import extend_horizon, lr_factors  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def iris():
-    X, y = load_iris(return_X_y=True)
-    return (X - X.mean(0)) / X.std(0), y
 
 
 def _weights(est):

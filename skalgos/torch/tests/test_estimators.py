@@ -7,18 +7,12 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from sklearn.base import clone  # noqa: E402
-from sklearn.datasets import load_iris, make_regression  # noqa: E402
+from sklearn.datasets import make_regression  # noqa: E402
 from sklearn.model_selection import GridSearchCV  # noqa: E402
 from torch import nn  # noqa: E402
 
 from skalgos.torch import TorchClassifier, TorchRegressor  # noqa: E402
 from skalgos.torch.optim import SGDScheduleFree, _registry  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def iris():
-    X, y = load_iris(return_X_y=True)
-    return (X - X.mean(0)) / X.std(0), y
 
 
 def test_nested_params_clone_and_set_params(iris):
