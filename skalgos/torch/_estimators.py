@@ -121,6 +121,22 @@ def _torch_threads(n_jobs):
         torch.set_num_threads(before)
 
 
+def _warn(message):
+    """A ConvergenceWarning attributed to the first caller outside skalgos.
+
+    The fit loop sits a varying number of frames below the user's call
+    (``fit`` goes through sklearn's ``_fit_context``), so the level is found
+    by walking the stack rather than fixed.
+    """
+    frame, level = sys._getframe(1), 1
+    while frame is not None:
+        name = frame.f_globals.get("__name__", "")
+        if not (name.startswith("skalgos.torch") or name == "sklearn.base"):
+            break
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, ConvergenceWarning, stacklevel=level + 1)
+
+
 def _has_batchnorm(module):
     return any(isinstance(m, nn.modules.batchnorm._BatchNorm) for m in module.modules())
 
@@ -553,13 +569,11 @@ class _BaseTorchEstimator(BaseEstimator):
         for cb in self.callbacks_:
             if getattr(cb, "load_best", False) and hasattr(cb, "restore"):
                 if cb.restore(self):
-                    warnings.warn(
+                    _warn(
                         f"{name}: the training loss became {loss} at epoch {epoch} "
                         f"(step {self.t_}); stopped and restored the weights of "
                         f"epoch {cb.best_epoch_} (best {cb.monitor}). Training with "
-                        f"a smaller lr (lr_={self.lr_:g}) may get further.",
-                        ConvergenceWarning,
-                        stacklevel=4,
+                        f"a smaller lr (lr_={self.lr_:g}) may get further."
                     )
                     return
         raise FloatingPointError(
@@ -656,19 +670,22 @@ class _BaseTorchEstimator(BaseEstimator):
                 if hasattr(cb, "on_train_end"):
                     cb.on_train_end(self, self.history_)
             self._warn_if_loss_grew()
+            if epochs > 1:
+                self._warn_if_no_better_than_baseline(y)
         return self
+
+    def _warn_if_no_better_than_baseline(self, y):
+        """Subclasses: warn when training ended no better than a trivial model."""
 
     def _warn_if_loss_grew(self):
         losses = [row["train_loss"] for row in self.history_]
         if len(losses) > 1 and losses[-1] > 100 * min(losses) + 1e-12:
             best = int(np.argmin(losses)) + 1
-            warnings.warn(
+            _warn(
                 f"{type(self).__name__}: the training loss grew from "
                 f"{min(losses):.4g} (epoch {best}) to {losses[-1]:.4g} (epoch "
                 f"{len(losses)}); the optimizer {self.optimizer!r} is likely "
-                f"diverging. Try a smaller lr (lr_={self.lr_:g}).",
-                ConvergenceWarning,
-                stacklevel=4,
+                f"diverging. Try a smaller lr (lr_={self.lr_:g})."
             )
 
     @torch.no_grad()
@@ -860,6 +877,26 @@ class TorchClassifier(ClassifierMixin, _BaseTorchEstimator):
 
     _default_criterion = "cross_entropy"
     _stratify = True
+
+    def _warn_if_no_better_than_baseline(self, y):
+        # The cross-entropy of predicting the training class frequencies: a
+        # fit that ends above it has learnt less than the priors (unscaled
+        # features, a wrong lr), which accuracy alone can hide.
+        if self.criterion not in (None, "cross_entropy") or not self.history_:
+            return
+        if self._prefixed("criterion__"):
+            return
+        counts = np.bincount(y.cpu().numpy(), minlength=self._n_outputs)
+        p = counts[counts > 0] / counts.sum()
+        prior = float(-(p * np.log(p)).sum())
+        last = self.history_[-1]["train_loss"]
+        if prior > 0 and last >= prior:
+            _warn(
+                f"{type(self).__name__}: the final training loss {last:.4g} is no "
+                f"better than predicting the class frequencies ({prior:.4g}). "
+                "Standardise the features (e.g. StandardScaler in a Pipeline), or "
+                f"tune lr (lr_={self.lr_:g}) or max_epochs."
+            )
 
     def _encode(self, y, classes=None):
         check_classification_targets(y)

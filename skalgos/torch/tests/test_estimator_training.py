@@ -300,3 +300,18 @@ def test_every_registry_name_trains_with_its_defaults(optimizer, wine_split):
     acc, clf = _default_accuracy(optimizer, wine_split)
     assert clf.lr_ == default_lr(optimizer)
     assert acc >= reference - 0.05, (optimizer, acc, reference)
+
+
+def test_warns_when_training_ends_no_better_than_the_class_priors(iris):
+    X, y = iris
+    Xraw = np.exp(4 * X) * np.logspace(0, 3, 4)  # skewed, badly scaled features
+    clf = TorchClassifier(
+        optimizer="sgd", lr=1.0, max_epochs=5, n_jobs=1, random_state=0
+    )
+    with pytest.warns(ConvergenceWarning, match="class frequencies"):
+        clf.fit(Xraw, y)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        TorchClassifier(max_epochs=5, n_jobs=1, random_state=0).fit(X, y)

@@ -189,6 +189,10 @@ class _Custom(nn.Module):
         return self.out(torch.tanh(self.lin(x)))
 
 
+# two epochs: the point is building the module, not training it
+@pytest.mark.filterwarnings(
+    "ignore:.*class frequencies:sklearn.exceptions.ConvergenceWarning"
+)
 def test_custom_module_class_factory_and_instance(iris):
     X, y = iris
     clf = TorchClassifier(_Custom, module__width=6, max_epochs=2).fit(X, y)
