@@ -216,7 +216,16 @@ def run_defaults():
         "64; 'kfac' and 'shampoo' with their registry settings (damping 0.1, epsilon "
         "1e-4), 'symo' with its bias-free tanh MLP. Accuracies only, no timings.",
     ]
-    report(args, "skalgos.torch registry defaults (lr='auto')", sections, notes=notes)
+    command = "python benchmarks/torch_optim.py --defaults" + (
+        " --quick" if QUICK else ""
+    )
+    report(
+        args,
+        "skalgos.torch registry defaults (lr='auto')",
+        sections,
+        command=command,
+        notes=notes,
+    )
 
 
 if DEFAULTS:
@@ -255,8 +264,9 @@ def muon_step_time(cls, **kw):
     return median_time(opt.step, NS_REPEATS)
 
 
-probe = ns_dtype_probe()
-auto_dtype = str(fast_ns_dtype()).replace("torch.", "")
+probe = {n: ns_dtype_probe(size=n) for n in (64, 128, 256)}
+picks = {n: str(fast_ns_dtype(size=n)).replace("torch.", "") for n in probe}
+auto_dtype = picks[min(256, min(min(s) for s in MUON_SHAPES))]
 t_auto = muon_step_time(Muon)
 t_f32 = muon_step_time(Muon, ns_dtype=torch.float32)
 t_bf16 = muon_step_time(Muon, ns_dtype=torch.bfloat16)
@@ -708,10 +718,14 @@ sections = [
 ]
 notes = [
     f"CPU flags that decide bfloat16 speed: {cpu_flags()}.",
-    "Muon's ns_dtype='auto' probe on this machine (5 Newton-Schulz steps, 256 x 256): "
-    f"float32 {probe[torch.float32] * 1e3:.3g} ms, bfloat16 "
-    f"{probe[torch.bfloat16] * 1e3:.3g} ms; it picks {auto_dtype} (bfloat16 only when "
-    "at least 20% faster). The Muon rows of the steps-to-target tables use this "
+    "Muon's ns_dtype='auto' probe on this machine (5 Newton-Schulz steps on an n x n "
+    "matrix, n the matrix's smaller side rounded up to a power of two, at most 256): "
+    + "; ".join(
+        f"n={n}: float32 {t[torch.float32] * 1e3:.3g} ms, bfloat16 "
+        f"{t[torch.bfloat16] * 1e3:.3g} ms, picks {picks[n]}"
+        for n, t in probe.items()
+    )
+    + " (bfloat16 only when at least 20% faster). The Muon rows below use this "
     "default.",
     "Steps and seconds to target: the target is the worse of the two tuned finals + "
     "2%; evaluations every 10 steps, so step counts are multiples of 10; seconds are "

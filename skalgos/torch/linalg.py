@@ -88,14 +88,22 @@ def ns_dtype_probe(device="cpu", size=256, repeats=3):
     return times
 
 
-def fast_ns_dtype(device="cpu"):
+def fast_ns_dtype(device="cpu", size=256):
     """The Newton-Schulz dtype of ``ns_dtype="auto"`` on ``device``.
 
     bfloat16 on CUDA. On a CPU, bfloat16 only where a one-off probe
-    (:func:`ns_dtype_probe`, 5 steps on a 256 x 256 matrix, cached for the
-    process) measures it at least 20% faster than float32: CPUs with
-    bfloat16 matrix units (AMX) gain, while on others bfloat16 matmul is
-    tens of times slower.
+    (:func:`ns_dtype_probe`: 5 steps on a square matrix, cached for the
+    process) measures it at least 20% faster than float32. The probe runs
+    at ``size`` rounded up to a power of two between 32 and 256 (the
+    crossover depends on the size: bfloat16 units pay off on larger
+    matrices; larger sizes reuse the 256 result, so a CPU without bfloat16
+    units never pays for a large bfloat16 probe).
+
+    Parameters
+    ----------
+    device : str or torch.device, default="cpu"
+    size : int, default=256
+        The smaller side of the matrices to orthogonalize.
 
     Examples
     --------
@@ -107,18 +115,20 @@ def fast_ns_dtype(device="cpu"):
     device = torch.device(device)
     if device.type == "cuda":
         return torch.bfloat16
-    if device.type not in _NS_DTYPE_CACHE:
-        t = ns_dtype_probe(device)
+    bucket = min(256, max(32, 1 << max(int(size) - 1, 1).bit_length()))
+    key = (device.type, bucket)
+    if key not in _NS_DTYPE_CACHE:
+        t = ns_dtype_probe(device, size=bucket)
         fast = t[torch.bfloat16] < 0.8 * t[torch.float32]
-        _NS_DTYPE_CACHE[device.type] = torch.bfloat16 if fast else torch.float32
-    return _NS_DTYPE_CACHE[device.type]
+        _NS_DTYPE_CACHE[key] = torch.bfloat16 if fast else torch.float32
+    return _NS_DTYPE_CACHE[key]
 
 
 def _work_dtype(G, dtype):
     if isinstance(dtype, str) and dtype == "auto":
         if G.dtype == torch.float64:
             return torch.float64
-        return fast_ns_dtype(G.device)
+        return fast_ns_dtype(G.device, size=min(G.shape[-2:]))
     if dtype is not None:
         return dtype
     if G.device.type == "cuda":

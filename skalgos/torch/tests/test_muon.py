@@ -209,8 +209,8 @@ def test_ns_dtype_auto_uses_bfloat16_only_when_the_probe_is_faster(monkeypatch):
     calls = []
 
     def fake_probe(bf16_seconds):
-        def probe(device):
-            calls.append(device)
+        def probe(device, size):
+            calls.append((device, size))
             return {torch.float32: 1.0, torch.bfloat16: bf16_seconds}
 
         return probe
@@ -224,9 +224,15 @@ def test_ns_dtype_auto_uses_bfloat16_only_when_the_probe_is_faster(monkeypatch):
         monkeypatch.setattr(linalg, "ns_dtype_probe", fake_probe(bf16))
         assert linalg.fast_ns_dtype("cpu") == expected
         assert linalg.fast_ns_dtype("cpu") == expected  # cached: one probe
-    assert len(calls) == 3
+    assert len(calls) == 3 and all(size == 256 for _, size in calls)
+    # one probe per size bucket (32 ... 256); larger matrices reuse 256
+    monkeypatch.setattr(linalg, "_NS_DTYPE_CACHE", {})
+    calls.clear()
+    for size in (4, 40, 64, 100, 1024, 4096):
+        linalg.fast_ns_dtype("cpu", size=size)
+    assert [s for _, s in calls] == [32, 64, 128, 256]
     # Muon's default follows the probe; float64 parameters stay float64
-    monkeypatch.setattr(linalg, "_NS_DTYPE_CACHE", {"cpu": torch.bfloat16})
+    monkeypatch.setattr(linalg, "_NS_DTYPE_CACHE", {("cpu", 32): torch.bfloat16})
     G = torch.randn(6, 4, generator=torch.Generator().manual_seed(0))
     auto = linalg.newton_schulz(G, dtype="auto")
     torch.testing.assert_close(auto, linalg.newton_schulz(G, dtype=torch.bfloat16))
