@@ -21,6 +21,7 @@ __all__ = [
     "embed_norm",
     "fast_ns_dtype",
     "linear_norm",
+    "ns_dtype_probe",
     "newton_schulz",
     "polar",
 ]
