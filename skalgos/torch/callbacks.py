@@ -28,7 +28,20 @@ __all__ = ["Callback", "Checkpoint", "EarlyStopping"]
 
 
 class Callback:
-    """Base class with no-op hooks; override the ones you need."""
+    """Base class with no-op hooks; override the ones you need.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skalgos.torch import TorchRegressor
+    >>> from skalgos.torch.callbacks import Callback
+    >>> class StopAt(Callback):
+    ...     def on_epoch_end(self, estimator, history):
+    ...         return history[-1]["epoch"] == 2
+    >>> X = np.linspace(-1, 1, 20).reshape(-1, 1)
+    >>> TorchRegressor(max_epochs=10, callbacks=[StopAt()]).fit(X, X.ravel()).n_iter_
+    2
+    """
 
     def on_train_begin(self, estimator):
         """Called before the first epoch of a fresh fit."""

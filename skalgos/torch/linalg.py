@@ -69,6 +69,13 @@ def ns_dtype_probe(device="cpu", size=256, repeats=3):
     -------
     times : dict
         ``{torch.float32: seconds, torch.bfloat16: seconds}``.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from skalgos.torch.linalg import ns_dtype_probe
+    >>> sorted(str(d) for d in ns_dtype_probe(size=32, repeats=1))
+    ['torch.bfloat16', 'torch.float32']
     """
     import statistics
     import time
