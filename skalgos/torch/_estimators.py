@@ -1035,6 +1035,23 @@ history_, n_iter_, t_, n_features_in_
     _default_criterion = "mse"
     _stratify = False
 
+    def _warn_if_no_better_than_baseline(self, y):
+        # The mean squared error of predicting the training mean: a fit that
+        # ends above it has learnt nothing (unscaled targets, a wrong lr).
+        if self.criterion not in (None, "mse") or not self.history_:
+            return
+        if self._prefixed("criterion__"):
+            return
+        baseline = float(y.double().var(dim=0, unbiased=False).mean())
+        last = self.history_[-1]["train_loss"]
+        if baseline > 0 and last >= baseline:
+            _warn(
+                f"{type(self).__name__}: the final training loss {last:.4g} is no "
+                f"better than predicting the mean of y ({baseline:.4g}). Standardise "
+                "the features and the targets (e.g. TransformedTargetRegressor with "
+                f"a StandardScaler), or tune lr (lr_={self.lr_:g}) or max_epochs."
+            )
+
     def _target(self, y):
         y = np.asarray(y, dtype=np.float64)
         self._y_ndim = getattr(self, "_y_ndim", y.ndim)

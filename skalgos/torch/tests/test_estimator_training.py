@@ -315,3 +315,17 @@ def test_warns_when_training_ends_no_better_than_the_class_priors(iris):
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
         TorchClassifier(max_epochs=5, n_jobs=1, random_state=0).fit(X, y)
+
+
+def test_regressor_warns_when_training_ends_no_better_than_the_mean():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 3))
+    y = 1e3 + 50 * X[:, 0]  # far from standardised: MSE of the mean is 2500
+    reg = TorchRegressor(optimizer="adamw", max_epochs=3, n_jobs=1, random_state=0)
+    with pytest.warns(ConvergenceWarning, match="mean of y"):
+        reg.fit(X, y)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        TorchRegressor(max_epochs=20, n_jobs=1, random_state=0).fit(X, X[:, 0])
