@@ -38,8 +38,10 @@ class Callback:
     >>> class StopAt(Callback):
     ...     def on_epoch_end(self, estimator, history):
     ...         return history[-1]["epoch"] == 2
-    >>> X = np.linspace(-1, 1, 20).reshape(-1, 1)
-    >>> TorchRegressor(max_epochs=10, callbacks=[StopAt()]).fit(X, X.ravel()).n_iter_
+    >>> X = np.linspace(-1, 1, 200).reshape(-1, 1)
+    >>> reg = TorchRegressor(lr=0.05, batch_size=16, max_epochs=10,
+    ...                      callbacks=[StopAt()], random_state=0)
+    >>> reg.fit(X, X.ravel()).n_iter_
     2
     """
 
@@ -190,7 +192,7 @@ class Checkpoint(_Monitor):
     >>> from skalgos.torch.callbacks import Checkpoint
     >>> X = np.linspace(-1, 1, 40).reshape(-1, 1)
     >>> cp = Checkpoint(monitor="train_loss")
-    >>> reg = TorchRegressor(max_epochs=3, callbacks=[cp], n_jobs=1,
+    >>> reg = TorchRegressor(lr=0.05, max_epochs=3, callbacks=[cp], n_jobs=1,
     ...                      random_state=0).fit(X, X.ravel())
     >>> reg.callbacks_[0].best_epoch_ in (1, 2, 3)
     True

@@ -116,12 +116,13 @@ def test_integer_input_to_a_float_module_asks_for_dtype():
 def test_dtype_float64_trains_a_float64_module():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(80, 3))
-    reg = TorchRegressor(dtype="float64", max_epochs=2, random_state=0).fit(X, X[:, 0])
+    reg = TorchRegressor(dtype="float64", lr=0.05, max_epochs=3, random_state=0)
+    reg.fit(X, X[:, 0])
     assert all(p.dtype == torch.float64 for p in reg.module_.parameters())
     assert reg.predict(X).dtype == np.float64
     with pytest.raises(ValueError, match="dtype"):
         TorchRegressor(dtype="complex64", max_epochs=1).fit(X, X[:, 0])
     # integer X with the default MLP is read as real features
     Xi = rng.integers(0, 5, size=(80, 3))
-    reg = TorchRegressor(max_epochs=2, random_state=0).fit(Xi, Xi[:, 0])
+    reg = TorchRegressor(lr=0.05, max_epochs=3, random_state=0).fit(Xi, Xi[:, 0])
     assert reg._x_dtype == np.float32
