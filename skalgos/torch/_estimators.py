@@ -675,7 +675,23 @@ class _BaseTorchEstimator(BaseEstimator):
         return self
 
     def _warn_if_no_better_than_baseline(self, y):
-        """Subclasses: warn when training ended no better than a trivial model."""
+        """Warn when training ended no better than the trivial predictor.
+
+        Only for the default criterion, whose value the trivial predictor's
+        loss (:meth:`_trivial_loss`) is comparable with.
+        """
+        if self.criterion not in (None, self._default_criterion):
+            return
+        if not self.history_ or self._prefixed("criterion__"):
+            return
+        baseline, what, advice = self._trivial_loss(y)
+        last = self.history_[-1]["train_loss"]
+        if baseline > 0 and last >= baseline:
+            _warn(
+                f"{type(self).__name__}: the final training loss {last:.4g} is no "
+                f"better than {what} ({baseline:.4g}). {advice}, or tune lr "
+                f"(lr_={self.lr_:g}) or max_epochs."
+            )
 
     def _warn_if_loss_grew(self):
         losses = [row["train_loss"] for row in self.history_]
@@ -878,25 +894,17 @@ class TorchClassifier(ClassifierMixin, _BaseTorchEstimator):
     _default_criterion = "cross_entropy"
     _stratify = True
 
-    def _warn_if_no_better_than_baseline(self, y):
+    def _trivial_loss(self, y):
         # The cross-entropy of predicting the training class frequencies: a
         # fit that ends above it has learnt less than the priors (unscaled
         # features, a wrong lr), which accuracy alone can hide.
-        if self.criterion not in (None, "cross_entropy") or not self.history_:
-            return
-        if self._prefixed("criterion__"):
-            return
         counts = np.bincount(y.cpu().numpy(), minlength=self._n_outputs)
         p = counts[counts > 0] / counts.sum()
-        prior = float(-(p * np.log(p)).sum())
-        last = self.history_[-1]["train_loss"]
-        if prior > 0 and last >= prior:
-            _warn(
-                f"{type(self).__name__}: the final training loss {last:.4g} is no "
-                f"better than predicting the class frequencies ({prior:.4g}). "
-                "Standardise the features (e.g. StandardScaler in a Pipeline), or "
-                f"tune lr (lr_={self.lr_:g}) or max_epochs."
-            )
+        return (
+            float(-(p * np.log(p)).sum()),
+            "predicting the class frequencies",
+            "Standardise the features (e.g. StandardScaler in a Pipeline)",
+        )
 
     def _encode(self, y, classes=None):
         check_classification_targets(y)
@@ -1035,22 +1043,15 @@ history_, n_iter_, t_, n_features_in_
     _default_criterion = "mse"
     _stratify = False
 
-    def _warn_if_no_better_than_baseline(self, y):
+    def _trivial_loss(self, y):
         # The mean squared error of predicting the training mean: a fit that
         # ends above it has learnt nothing (unscaled targets, a wrong lr).
-        if self.criterion not in (None, "mse") or not self.history_:
-            return
-        if self._prefixed("criterion__"):
-            return
-        baseline = float(y.double().var(dim=0, unbiased=False).mean())
-        last = self.history_[-1]["train_loss"]
-        if baseline > 0 and last >= baseline:
-            _warn(
-                f"{type(self).__name__}: the final training loss {last:.4g} is no "
-                f"better than predicting the mean of y ({baseline:.4g}). Standardise "
-                "the features and the targets (e.g. TransformedTargetRegressor with "
-                f"a StandardScaler), or tune lr (lr_={self.lr_:g}) or max_epochs."
-            )
+        return (
+            float(y.double().var(dim=0, unbiased=False).mean()),
+            "predicting the mean of y",
+            "Standardise the features and the targets (e.g. "
+            "TransformedTargetRegressor with a StandardScaler)",
+        )
 
     def _target(self, y):
         y = np.asarray(y, dtype=np.float64)
