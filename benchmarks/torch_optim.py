@@ -4,22 +4,33 @@ One run, ratios measured in the same run against the baseline:
 
 1. Newton-Schulz (5 steps, float32) time vs the exact polar factor by
    ``torch.linalg.svd``, n = 128..1024.
-2. Our Muon step (float32 Newton-Schulz) vs ``torch.optim.Muon`` (always
-   bfloat16, slow on CPU).
-3. Steps to a target validation loss, AdamW / Muon: a small character-level
-   transformer on ``pydoc_data.topics`` and an MLP on digits, a small lr
-   grid per optimizer (best lr each), 3 seeds.
+2. Our Muon step (``ns_dtype="auto"``, float32 and bfloat16 Newton-Schulz)
+   vs ``torch.optim.Muon`` (always bfloat16: slow on CPUs without bfloat16
+   matrix units, fast on those with them; the header records the CPU's
+   flags and what the ``"auto"`` probe picked).
+3. Steps and wall-clock seconds to a target validation loss, AdamW / Muon:
+   a small character-level transformer on ``pydoc_data.topics`` and an MLP
+   on digits, a small lr grid per optimizer (best lr each), 3 seeds. A run
+   that never reaches the target counts as the cap, printed as a lower
+   bound (">= 200").
 4. Schedule-free AdamW (one run, evaluated at T/4, T/2, T) vs AdamW + cosine
    tuned separately for each horizon, digits MLP.
 5. The convex bound: predicted best lr for cosine (from a WSD sweep) and for
    WSD at 2T, against the measured best; and extend_horizon vs naive.
+
+6. ``--defaults`` (its own results file, torch_optim_defaults.md; no
+   timings): the lr sweep behind every registry name's ``lr="auto"``, and
+   the test accuracy of every name at its defaults against AdamW's on
+   standardised wine, breast cancer and digits.
 
 Scaled down for 2 shared CPU cores (float32, one torch thread): the sizes
 are at the top. ``--quick`` shrinks everything for CI.
 """
 
 import math
+import re
 import statistics
+import subprocess
 import sys
 from pathlib import Path
 
@@ -30,7 +41,12 @@ from torch import nn
 sys.path.insert(0, str(Path(__file__).parent))
 from _common import parse_args, report, timer  # noqa: E402
 
-from skalgos.torch.linalg import newton_schulz, polar  # noqa: E402
+from skalgos.torch.linalg import (  # noqa: E402
+    fast_ns_dtype,
+    newton_schulz,
+    ns_dtype_probe,
+    polar,
+)
 from skalgos.torch.lr_scheduler import (  # noqa: E402
     extend_horizon,
     lr_factors,
@@ -38,7 +54,12 @@ from skalgos.torch.lr_scheduler import (  # noqa: E402
 )
 from skalgos.torch.optim import Muon, build_optimizer  # noqa: E402
 
-args = parse_args("torch_optim", __doc__.splitlines()[0])
+DEFAULTS = "--defaults" in sys.argv
+if DEFAULTS:  # the shared parser knows --quick and --output only
+    sys.argv.remove("--defaults")
+args = parse_args(
+    "torch_optim_defaults" if DEFAULTS else "torch_optim", __doc__.splitlines()[0]
+)
 QUICK = args.quick
 
 # -- parameters --------------------------------------------------------------
@@ -65,6 +86,151 @@ BOUND_STEPS = 40 if QUICK else 200
 BOUND_GRID = np.geomspace(0.05, 3.2, 4 if QUICK else 7)  # a factor 2 apart (full)
 
 torch.set_num_threads(1)
+
+
+def cpu_flags():
+    """The lscpu flags that decide bfloat16 speed (AMX, AVX-512 BF16...)."""
+    try:
+        out = subprocess.run(
+            ["lscpu"], capture_output=True, text=True, timeout=10, check=True
+        ).stdout
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    flags = next(
+        (
+            ln.split(":", 1)[1].split()
+            for ln in out.splitlines()
+            if ln.startswith("Flags")
+        ),
+        [],
+    )
+    keep = [f for f in flags if re.match(r"(amx|avx512|avx2|fma|avx_vnni)", f)]
+    return ", ".join(sorted(keep)) or "none of amx/avx512/avx2/fma"
+
+
+# -- 6. registry defaults (--defaults) ---------------------------------------------
+# The grid per registry name; each name's default_lr is on its grid.
+DEFAULTS_GRID = {
+    "adamw": [1e-3, 3e-3, 1e-2],
+    "adamw_sf": [1e-3, 3e-3, 1e-2, 3e-2],
+    "kfac": [1e-3, 3e-3, 1e-2, 3e-2, 0.1],
+    "muon": [0.01, 0.02, 0.05, 0.1],
+    "sam": [0.01, 0.03, 0.1, 0.3],
+    "sgd": [0.01, 0.03, 0.1, 0.3],
+    "sgd_sf": [0.1, 0.3, 1.0, 3.0],
+    "shampoo": [1e-3, 3e-3, 1e-2, 3e-2],
+    "symo": [0.01, 0.03, 0.09, 0.3],
+    "tsam": [0.01, 0.03, 0.1, 0.3],
+}
+
+
+def run_defaults():
+    import warnings
+
+    from sklearn.datasets import load_breast_cancer, load_digits, load_wine
+    from sklearn.model_selection import train_test_split
+    from sklearn.preprocessing import StandardScaler
+
+    from skalgos.torch import TorchClassifier
+    from skalgos.torch.optim import available_optimizers, default_lr
+
+    loaders = {"wine": load_wine, "breast cancer": load_breast_cancer}
+    if not QUICK:
+        loaders["digits"] = load_digits
+    seeds = [0] if QUICK else [0, 1]
+    data = {}
+    for key, load in loaders.items():
+        X, y = load(return_X_y=True)
+        Xtr, Xte, ytr, yte = train_test_split(
+            X, y, test_size=0.25, random_state=0, stratify=y
+        )
+        sc = StandardScaler().fit(Xtr)
+        data[key] = (sc.transform(Xtr), sc.transform(Xte), ytr, yte)
+
+    def accuracy(name, lr):
+        out = {}
+        for key, (Xtr, Xte, ytr, yte) in data.items():
+            accs = []
+            for seed in seeds:
+                clf = TorchClassifier(
+                    optimizer=name, lr=lr, n_jobs=1, random_state=seed
+                )
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    try:
+                        accs.append(clf.fit(Xtr, ytr).score(Xte, yte))
+                    except FloatingPointError:
+                        accs.append(math.nan)  # diverged: printed as nan
+            out[key] = statistics.mean(accs)
+        return out
+
+    names = available_optimizers()
+    sweep, rows_sweep = {}, []
+    for name in names:
+        grid = [default_lr(name)] if QUICK else DEFAULTS_GRID[name]
+        assert default_lr(name) in grid, name
+        for lr in grid:
+            acc = sweep[name, lr] = accuracy(name, lr)
+            mark = "yes" if lr == default_lr(name) else ""
+            rows_sweep.append(
+                (name, lr, *acc.values(), statistics.mean(acc.values()), mark)
+            )
+    ref = sweep["adamw", default_lr("adamw")]
+    rows_acc = []
+    for name in names:
+        acc = sweep[name, default_lr(name)]
+        gap = min(acc[k] - ref[k] for k in data)
+        rows_acc.append(
+            (
+                name,
+                default_lr(name),
+                *acc.values(),
+                round(100 * gap, 1),
+                "yes" if gap >= -0.05 else "NO",
+            )
+        )
+    keys = list(data)
+    sections = [
+        (
+            "Every registry name at its defaults (lr='auto') vs AdamW at its defaults: "
+            f"test accuracy, mean of {len(seeds)} seed(s)",
+            [
+                "optimizer",
+                "lr='auto'",
+                *keys,
+                "worst gap vs AdamW (points)",
+                "within 5 points",
+            ],
+            rows_acc,
+        ),
+        (
+            "The lr sweep behind lr='auto': the best mean accuracy, the smaller lr when "
+            "two are within 0.5 points",
+            ["optimizer", "lr", *keys, "mean", "default"],
+            rows_sweep,
+        ),
+    ]
+    notes = [
+        "Data: each set split 75/25 (stratified, random_state=0), standardised on the "
+        "training part. TorchClassifier defaults otherwise: MLP (64,), 20 epochs, batch "
+        "64; 'kfac' and 'shampoo' with their registry settings (damping 0.1, epsilon "
+        "1e-4), 'symo' with its bias-free tanh MLP. Accuracies only, no timings.",
+    ]
+    command = "python benchmarks/torch_optim.py --defaults" + (
+        " --quick" if QUICK else ""
+    )
+    report(
+        args,
+        "skalgos.torch registry defaults (lr='auto')",
+        sections,
+        command=command,
+        notes=notes,
+    )
+
+
+if DEFAULTS:
+    run_defaults()
+    sys.exit(0)
 
 
 def median_time(fn, repeats):
@@ -98,17 +264,26 @@ def muon_step_time(cls, **kw):
     return median_time(opt.step, NS_REPEATS)
 
 
-t_ours = muon_step_time(Muon)
-t_ours_bf = muon_step_time(Muon, ns_dtype=torch.bfloat16)
-rows_muon = [
-    ("skalgos Muon (float32 NS, default)", t_ours * 1e3, 1.0),
-    ("skalgos Muon (ns_dtype=bfloat16)", t_ours_bf * 1e3, t_ours_bf / t_ours),
+probe = {n: ns_dtype_probe(size=n) for n in (64, 128, 256)}
+picks = {n: str(fast_ns_dtype(size=n)).replace("torch.", "") for n in probe}
+auto_dtype = picks[min(256, min(min(s) for s in MUON_SHAPES))]
+t_auto = muon_step_time(Muon)
+t_f32 = muon_step_time(Muon, ns_dtype=torch.float32)
+t_bf16 = muon_step_time(Muon, ns_dtype=torch.bfloat16)
+rows_muon = []
+t_torch = muon_step_time(torch.optim.Muon) if hasattr(torch.optim, "Muon") else None
+base = t_torch if t_torch is not None else t_f32
+if t_torch is not None:
+    rows_muon.append(("torch.optim.Muon, bfloat16 NS (baseline)", t_torch * 1e3, 1.0))
+rows_muon += [
+    (
+        f"skalgos Muon, ns_dtype='auto' (default; picked {auto_dtype})",
+        t_auto * 1e3,
+        t_auto / base,
+    ),
+    ("skalgos Muon, ns_dtype=float32", t_f32 * 1e3, t_f32 / base),
+    ("skalgos Muon, ns_dtype=bfloat16", t_bf16 * 1e3, t_bf16 / base),
 ]
-if hasattr(torch.optim, "Muon"):
-    t_torch = muon_step_time(torch.optim.Muon)
-    rows_muon.append(
-        ("torch.optim.Muon (bfloat16 NS)", t_torch * 1e3, t_torch / t_ours)
-    )
 
 
 # -- data ---------------------------------------------------------------------
@@ -187,10 +362,15 @@ def make_opt(name, model, lr, schedule_steps=None, schedule=None):
     return opt, sched
 
 
-def train(model, opt, sched, batch_fn, loss_fn, steps, eval_fn, eval_at):
+def train(model, opt, sched, batch_fn, loss_fn, steps, eval_fn, eval_at, clock=None):
+    """Validation curve ``[(step, loss)]``; ``clock`` gets the training seconds."""
+    import time
+
     curve = []
     mode = callable(getattr(opt, "train", None))
+    spent = 0.0
     for t in range(1, steps + 1):
+        tic = time.perf_counter()
         model.train()
         if mode:
             opt.train()
@@ -205,7 +385,10 @@ def train(model, opt, sched, batch_fn, loss_fn, steps, eval_fn, eval_at):
         opt.step(closure)
         if sched is not None:
             sched.step()
+        spent += time.perf_counter() - tic
         if t in eval_at:
+            if clock is not None:
+                clock.append(spent)
             if mode:
                 opt.eval()
             model.eval()
@@ -221,6 +404,18 @@ def steps_to(curve, target):
     return math.inf
 
 
+def seconds_to(curve, clock, target):
+    for (_, v), sec in zip(curve, clock):
+        if v <= target:
+            return sec
+    return math.inf
+
+
+def bound(x, cap):
+    """A measurement, or ``">= cap"`` when the run hit the cap (a lower bound)."""
+    return f">= {cap:.4g}" if math.isinf(x) else x
+
+
 def compare_adamw_muon(make_model, batch_fn_for, loss_fn, eval_fn_for, steps, grid):
     eval_at = set(range(EVAL_EVERY, steps + 1, EVAL_EVERY))
     curves = {}
@@ -230,18 +425,19 @@ def compare_adamw_muon(make_model, batch_fn_for, loss_fn, eval_fn_for, steps, gr
                 torch.manual_seed(seed)
                 model = make_model()
                 opt, _ = make_opt(name, model, lr)
-                with timer() as t:
-                    c = train(
-                        model,
-                        opt,
-                        None,
-                        batch_fn_for(seed),
-                        loss_fn,
-                        steps,
-                        eval_fn_for(model),
-                        eval_at,
-                    )
-                curves[name, lr, seed] = (c, t())
+                clock = []
+                c = train(
+                    model,
+                    opt,
+                    None,
+                    batch_fn_for(seed),
+                    loss_fn,
+                    steps,
+                    eval_fn_for(model),
+                    eval_at,
+                    clock,
+                )
+                curves[name, lr, seed] = (c, clock)
     # Best lr per optimizer: lowest median final validation loss over seeds.
     best = {}
     for name, lrs in grid.items():
@@ -256,10 +452,12 @@ def compare_adamw_muon(make_model, batch_fn_for, loss_fn, eval_fn_for, steps, gr
     )
     out = {}
     for name in grid:
-        st = [steps_to(curves[name, best[name], s][0], target) for s in SEEDS]
-        secs = statistics.median(curves[name, best[name], s][1] / steps for s in SEEDS)
-        final = statistics.median(curves[name, best[name], s][0][-1][1] for s in SEEDS)
-        out[name] = (best[name], statistics.median(st), final, secs * 1e3)
+        runs = [curves[name, best[name], s] for s in SEEDS]
+        st = statistics.median(steps_to(c, target) for c, _ in runs)
+        sec = statistics.median(seconds_to(c, k, target) for c, k in runs)
+        ms = statistics.median(k[-1] / steps for _, k in runs) * 1e3
+        final = statistics.median(c[-1][1] for c, _ in runs)
+        out[name] = dict(lr=best[name], steps=st, seconds=sec, ms=ms, final=final)
     return target, out
 
 
@@ -334,12 +532,29 @@ dg_target, dg_res = compare_adamw_muon(
 )
 
 
-def rows_for(res):
+def rows_for(res, steps):
     a, m = res["adamw"], res["muon"]
-    return [
-        ("AdamW (baseline)", a[0], a[1], a[2], a[3], 1.0),
-        ("Muon + aux AdamW", m[0], m[1], m[2], m[3], a[1] / m[1] if m[1] else math.nan),
-    ]
+
+    def ratio(x, y):
+        if math.isinf(x) or math.isinf(y):
+            return "n/a (capped)"
+        return x / y
+
+    rows = []
+    for label, r in (("AdamW (baseline)", a), ("Muon + aux AdamW", m)):
+        rows.append(
+            (
+                label,
+                r["lr"],
+                bound(r["steps"], steps),
+                bound(r["seconds"], r["ms"] * steps / 1e3),
+                r["final"],
+                r["ms"],
+                ratio(a["steps"], r["steps"]),
+                ratio(a["seconds"], r["seconds"]),
+            )
+        )
+    return rows
 
 
 # -- 4. schedule-free vs tuned cosine --------------------------------------------
@@ -430,6 +645,16 @@ rows_ext = [
     ),
 ]
 
+STEP_HEADER = [
+    "optimizer",
+    "best lr",
+    "median steps to target",
+    "median seconds to target",
+    "median final val loss",
+    "ms / step",
+    "ratio AdamW/this, steps",
+    "ratio AdamW/this, seconds",
+]
 sections = [
     (
         "Newton-Schulz (5 steps) vs exact polar by SVD (float32)",
@@ -445,35 +670,21 @@ sections = [
     ),
     (
         f"Muon step time, matrices {MUON_SHAPES}",
-        ["optimizer", "ms / step", "ratio vs ours (float32)"],
+        ["optimizer", "ms / step", "ratio vs torch.optim.Muon"],
         rows_muon,
     ),
     (
         f"Char-LM on pydoc_data.topics ({LM['layers']} layers, d={LM['d']}, context {C}, "
         f"batch {LM['batch']}, {LM_STEPS} steps, {len(SEEDS)} seeds): steps to validation "
         f"loss {lm_target:.3f}",
-        [
-            "optimizer",
-            "best lr",
-            "median steps to target",
-            "median final val loss",
-            "ms / step",
-            "ratio AdamW/Muon steps",
-        ],
-        rows_for(lm_res),
+        STEP_HEADER,
+        rows_for(lm_res, LM_STEPS),
     ),
     (
         f"Digits MLP 64-{'-'.join(map(str, DIGITS_HIDDEN))}-10 (batch 128, {DIGITS_STEPS} "
         f"steps, {len(SEEDS)} seeds): steps to validation loss {dg_target:.3f}",
-        [
-            "optimizer",
-            "best lr",
-            "median steps to target",
-            "median final val loss",
-            "ms / step",
-            "ratio AdamW/Muon steps",
-        ],
-        rows_for(dg_res),
+        STEP_HEADER,
+        rows_for(dg_res, DIGITS_STEPS),
     ),
     (
         "Schedule-free AdamW (one run) vs AdamW + cosine tuned for each horizon, digits "
@@ -505,4 +716,26 @@ sections = [
         rows_ext,
     ),
 ]
-report(args, "skalgos.torch optimizers (CPU, float32, 1 torch thread)", sections)
+notes = [
+    f"CPU flags that decide bfloat16 speed: {cpu_flags()}.",
+    "Muon's ns_dtype='auto' probe on this machine (5 Newton-Schulz steps on an n x n "
+    "matrix, n the matrix's smaller side rounded up to a power of two, at most 256): "
+    + "; ".join(
+        f"n={n}: float32 {t[torch.float32] * 1e3:.3g} ms, bfloat16 "
+        f"{t[torch.bfloat16] * 1e3:.3g} ms, picks {picks[n]}"
+        for n, t in probe.items()
+    )
+    + " (bfloat16 only when at least 20% faster). The Muon rows below use this "
+    "default.",
+    "Steps and seconds to target: the target is the worse of the two tuned finals + "
+    "2%; evaluations every 10 steps, so step counts are multiples of 10; seconds are "
+    "training time only (evaluations excluded), medians over seeds. '>= N' marks a "
+    "median run that never reached the target within the cap (a lower bound, not a "
+    "measurement).",
+]
+report(
+    args,
+    "skalgos.torch optimizers (CPU, float32, 1 torch thread)",
+    sections,
+    notes=notes,
+)

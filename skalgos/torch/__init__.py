@@ -12,7 +12,7 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess test
         "`pip install 'skalgos[torch]'` (or `pip install torch`)."
     ) from exc
 
-from . import linalg, lr_scheduler, optim
+from . import callbacks, linalg, lr_scheduler, optim
 from ._async import AsyncMiniBatch, DelaySimulator
 from ._compositionality import prequential_mlp
 from ._estimators import MLP, TorchClassifier, TorchRegressor
@@ -27,6 +27,7 @@ __all__ = [
     "hessian_top_eigenvalue",
     "hessian_trace",
     "perturbed_sharpness",
+    "callbacks",
     "linalg",
     "lr_scheduler",
     "optim",

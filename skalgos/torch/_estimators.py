@@ -3,24 +3,34 @@
 import contextlib
 import copy
 import inspect
+import math
 import numbers
 import sys
 import time
+import warnings
 
 import numpy as np
 import torch
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, _fit_context
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import LabelEncoder
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 from torch import nn
 
 from ..utils._backend import effective_n_threads
-from .lr_scheduler import WSD
-from .optim._registry import build_optimizer, optimizer_flags
+from ..utils.validation import float_dtype, validate_data
+from .callbacks import EarlyStopping
+from .lr_scheduler import WSD, Cosine, _FactorSchedule, extend_horizon
+from .optim._registry import (
+    build_optimizer,
+    default_lr,
+    default_module_kwargs,
+    optimizer_flags,
+)
 from .optim._schedulefree import recalibrate_batchnorm
 
 __all__ = ["MLP", "TorchClassifier", "TorchRegressor"]
@@ -42,6 +52,13 @@ class MLP(nn.Module):
     dropout : float, default=0.0
     batch_norm : bool, default=False
         Put a ``BatchNorm1d`` after every hidden linear layer.
+    bias : bool, default=True
+        Biases in the linear layers (``optimizer="symo"`` builds it with
+        ``bias=False``, the only structure SyMO covers).
+
+    Notes
+    -----
+    Inputs of rank > 2 are flattened to (n_samples, n_features_in) first.
     """
 
     def __init__(
@@ -52,6 +69,7 @@ class MLP(nn.Module):
         activation="relu",
         dropout=0.0,
         batch_norm=False,
+        bias=True,
     ):
         super().__init__()
         if activation not in _ACTIVATIONS:
@@ -63,18 +81,18 @@ class MLP(nn.Module):
             hidden_sizes = (hidden_sizes,)
         layers, d = [], n_features_in
         for h in hidden_sizes:
-            layers.append(nn.Linear(d, int(h)))
+            layers.append(nn.Linear(d, int(h), bias=bias))
             if batch_norm:
                 layers.append(nn.BatchNorm1d(int(h)))
             layers.append(_ACTIVATIONS[activation]())
             if dropout:
                 layers.append(nn.Dropout(dropout))
             d = int(h)
-        layers.append(nn.Linear(d, n_outputs))
+        layers.append(nn.Linear(d, n_outputs, bias=bias))
         self.net = nn.Sequential(*layers)
 
     def forward(self, X):
-        return self.net(X)
+        return self.net(X.flatten(1) if X.ndim > 2 else X)
 
 
 def _accepts(func, name):
@@ -103,8 +121,53 @@ def _torch_threads(n_jobs):
         torch.set_num_threads(before)
 
 
+def _warn(message):
+    """A ConvergenceWarning attributed to the first caller outside skalgos.
+
+    The fit loop sits a varying number of frames below the user's call
+    (``fit`` goes through sklearn's ``_fit_context``), so the level is found
+    by walking the stack rather than fixed.
+    """
+    frame, level = sys._getframe(1), 1
+    while frame is not None:
+        name = frame.f_globals.get("__name__", "")
+        if not (name.startswith("skalgos.torch") or name == "sklearn.base"):
+            break
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, ConvergenceWarning, stacklevel=level + 1)
+
+
 def _has_batchnorm(module):
     return any(isinstance(m, nn.modules.batchnorm._BatchNorm) for m in module.modules())
+
+
+def _numpy_dtype(dtype):
+    """``dtype`` (numpy, torch or a name) as a numpy dtype, or a clear error."""
+    if isinstance(dtype, torch.dtype):
+        return torch.empty(0, dtype=dtype).numpy().dtype
+    try:
+        out = np.dtype(dtype)
+    except TypeError:
+        out = None
+    if out is None or out.kind not in "biuf":
+        raise ValueError(
+            "dtype must be None (float32 for float X, int64 for integer X), or a "
+            "numeric numpy / torch dtype such as 'float32', 'float64' or 'int64'; "
+            f"got {dtype!r}."
+        )
+    return out
+
+
+def _resolve_device(device):
+    if isinstance(device, str) and device == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    try:
+        return torch.device(device)
+    except (RuntimeError, TypeError) as exc:
+        raise ValueError(
+            f"device must be 'auto', 'cpu', 'cuda', 'cuda:N' or a torch.device; "
+            f"got {device!r}."
+        ) from exc
 
 
 class _BaseTorchEstimator(BaseEstimator):
@@ -114,18 +177,21 @@ class _BaseTorchEstimator(BaseEstimator):
         "module": [None, type, callable, nn.Module],
         "criterion": [None, str, type, callable],
         "optimizer": [str, type, callable],
-        "lr": [Interval(numbers.Real, 0, None, closed="left")],
+        "lr": [StrOptions({"auto"}), Interval(numbers.Real, 0, None, closed="neither")],
         "scheduler": [None, StrOptions({"wsd", "cosine", "constant"}), type, callable],
         "max_epochs": [Interval(numbers.Integral, 1, None, closed="left")],
         "batch_size": [Interval(numbers.Integral, 1, None, closed="left")],
         "shuffle": ["boolean"],
         "early_stopping": ["boolean"],
-        "validation_fraction": [Interval(numbers.Real, 0, 1, closed="neither")],
+        "validation_fraction": [None, Interval(numbers.Real, 0, 1, closed="neither")],
         "n_iter_no_change": [Interval(numbers.Integral, 1, None, closed="left")],
         "tol": [Interval(numbers.Real, 0, None, closed="left")],
+        "gradient_clip": [None, Interval(numbers.Real, 0, None, closed="neither")],
+        "callbacks": [None, list, tuple],
         "bn_recalibration_batches": [
             Interval(numbers.Integral, 0, None, closed="left")
         ],
+        "dtype": [None, str, type, np.dtype, torch.dtype],
         "device": [str, torch.device],
         "n_jobs": [None, numbers.Integral],
         "warm_start": ["boolean"],
@@ -139,16 +205,19 @@ class _BaseTorchEstimator(BaseEstimator):
         *,
         criterion=None,
         optimizer="adamw",
-        lr=1e-3,
+        lr="auto",
         scheduler=None,
         max_epochs=20,
         batch_size=64,
         shuffle=True,
         early_stopping=False,
-        validation_fraction=0.1,
+        validation_fraction=None,
         n_iter_no_change=5,
         tol=1e-4,
+        gradient_clip=None,
+        callbacks=None,
         bn_recalibration_batches=50,
+        dtype=None,
         device="cpu",
         n_jobs=None,
         warm_start=False,
@@ -168,7 +237,10 @@ class _BaseTorchEstimator(BaseEstimator):
         self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
         self.tol = tol
+        self.gradient_clip = gradient_clip
+        self.callbacks = callbacks
         self.bn_recalibration_batches = bn_recalibration_batches
+        self.dtype = dtype
         self.device = device
         self.n_jobs = n_jobs
         self.warm_start = warm_start
@@ -188,13 +260,14 @@ class _BaseTorchEstimator(BaseEstimator):
         return params
 
     def set_params(self, **params):
-        # Nested keys, and unknown plain keys (rejected with a clear error at
-        # fit, as sklearn forbids raising here), are stored as attributes.
+        # Nested keys, and keys the constructor stored through **kwargs, are
+        # set as attributes; anything else goes through sklearn, which raises
+        # ValueError for an unknown key.
         names = set(self._get_param_names())
         nested = {
             k: v
             for k, v in params.items()
-            if k.startswith(_PREFIXES) or ("__" not in k and k not in names)
+            if k.startswith(_PREFIXES) or (k not in names and k in vars(self))
         }
         for key, value in nested.items():
             setattr(self, key, value)
@@ -227,12 +300,63 @@ class _BaseTorchEstimator(BaseEstimator):
                 "module__hidden_sizes=(128,) or optimizer__weight_decay=0.01."
             )
 
+    # -- inputs ------------------------------------------------------------
+    def _validate_X(self, X, y="no_validation", *, reset, **kwargs):
+        """Validated X (any rank >= 2, numeric) and y; records the input dtype."""
+        if self.dtype is not None:
+            _numpy_dtype(self.dtype)  # a clear error before any conversion
+        out = validate_data(
+            self, X, y, reset=reset, dtype="numeric", allow_nd=True, **kwargs
+        )
+        X = out if isinstance(y, str) and y == "no_validation" else out[0]
+        if reset:
+            self._input_shape = X.shape[1:]
+            if self.dtype is not None:
+                self._x_dtype = _numpy_dtype(self.dtype)
+            elif X.dtype.kind in "iub" and self.module is not None:
+                # integer X (token ids) reaches a user module as int64
+                self._x_dtype = np.dtype(np.int64)
+            else:
+                self._x_dtype = np.dtype(np.float32)
+        elif X.shape[1:] != self._input_shape:
+            raise ValueError(
+                f"X has sample shape {X.shape[1:]}, but {type(self).__name__} was "
+                f"fitted on samples of shape {self._input_shape}."
+            )
+        return out
+
+    def _to_tensor_X(self, X):
+        dtype = self._x_dtype
+        if dtype.kind in "iu" and X.dtype.kind == "f":
+            if not np.array_equal(X, np.round(X)):
+                raise ValueError(
+                    f"{type(self).__name__} was fitted on integer X (dtype "
+                    f"{dtype}); got non-integer values. Pass integer arrays, or "
+                    "refit with dtype='float32'."
+                )
+        return torch.as_tensor(np.asarray(X, dtype=dtype), device=self.device_)
+
+    def _float_dtype(self):
+        """The torch float dtype of the module (and of regression targets)."""
+        if self.dtype is not None and _numpy_dtype(self.dtype).kind == "f":
+            return getattr(torch, _numpy_dtype(self.dtype).name)
+        return torch.float32
+
+    def _validation_fraction(self):
+        if self.validation_fraction is None and self.early_stopping:
+            return 0.1
+        return self.validation_fraction
+
+    def _has_validation(self):
+        return self._validation_fraction() is not None
+
     # -- building blocks ---------------------------------------------------
     def _build_module(self, n_features, n_outputs):
         kw = self._prefixed("module__")
         module = self.module
         if module is None:
-            return MLP(n_features, n_outputs, **kw)
+            kw = {**default_module_kwargs(self.optimizer), **kw}
+            return MLP(int(np.prod(self._input_shape)), n_outputs, **kw)
         if isinstance(module, nn.Module):
             if kw:
                 raise ValueError(
@@ -245,6 +369,8 @@ class _BaseTorchEstimator(BaseEstimator):
                 kw.setdefault("n_features_in", n_features)
             if _accepts(module, "n_outputs"):
                 kw.setdefault("n_outputs", n_outputs)
+            if _accepts(module, "input_shape") and not _accepts(module, "kwargs"):
+                kw.setdefault("input_shape", tuple(self._input_shape))
             built = module(**kw)
             if not isinstance(built, nn.Module):
                 raise TypeError(
@@ -280,6 +406,9 @@ class _BaseTorchEstimator(BaseEstimator):
         return crit
 
     def _build_scheduler(self, optimizer, total_steps):
+        # "wsd" and "cosine" span the steps of this call plus one, so that
+        # the last step taken has a positive rate (the rate of the step not
+        # taken is final_lr_factor * lr, which the optimizer reads after fit).
         kw = self._prefixed("scheduler__")
         sched = self.scheduler
         if sched is None:
@@ -287,40 +416,79 @@ class _BaseTorchEstimator(BaseEstimator):
                 raise ValueError("scheduler__* parameters given but scheduler=None.")
             return None
         if sched == "wsd":
-            return WSD(optimizer, total_steps=total_steps, **kw)
+            return WSD(optimizer, total_steps=total_steps + 1, **kw)
         if sched == "cosine":
-            return torch.optim.lr_scheduler.CosineAnnealingLR(
-                optimizer, T_max=total_steps, **kw
-            )
+            return Cosine(optimizer, total_steps=total_steps + 1, **kw)
         if sched == "constant":
             return torch.optim.lr_scheduler.ConstantLR(optimizer, factor=1.0, **kw)
         if _accepts(sched, "total_steps"):
             kw.setdefault("total_steps", total_steps)
         return sched(optimizer, **kw)
 
-    def _to_tensor_X(self, X):
-        return torch.tensor(np.asarray(X, dtype=np.float32), device=self.device)
+    def _extend_schedule(self, new_steps):
+        """Re-plan "wsd" / "cosine" for a continuation of ``new_steps`` steps."""
+        sched = self.scheduler_
+        if not isinstance(sched, _FactorSchedule) or new_steps < 1:
+            return  # constant, custom schedulers: stepped on as they are
+        T0, T1 = self.t_, self.t_ + new_steps
+        if type(sched) is WSD and T0 >= 2:
+            plan = extend_horizon(
+                1.0,
+                T0,
+                T1,
+                cooldown_fraction=sched.cooldown_fraction,
+                decay=sched.decay,
+            )
+            sched.extend(
+                T1 + 1,
+                lr_scale=plan["base_lr"],
+                cooldown_fraction=plan["cooldown_fraction"],
+            )
+        else:
+            sched.extend(T1 + 1)
 
     # -- the fit loop ------------------------------------------------------
     def _initialize(self, n_features, n_outputs, n_train_batches, epochs):
         self._check_extra_attributes()
-        self.module_ = self._build_module(n_features, n_outputs).to(self.device)
+        self.lr_ = default_lr(self.optimizer) if self.lr == "auto" else float(self.lr)
+        self.module_ = self._build_module(n_features, n_outputs)
+        self.module_ = self.module_.to(device=self.device_, dtype=self._float_dtype())
         self.criterion_ = self._build_criterion()
         self.optimizer_ = build_optimizer(
-            self.optimizer, self.module_, self.lr, **self._prefixed("optimizer__")
+            self.optimizer, self.module_, self.lr_, **self._prefixed("optimizer__")
         )
         self.scheduler_ = self._build_scheduler(
             self.optimizer_, epochs * n_train_batches
         )
+        callbacks = list(self.callbacks or [])
+        for cb in callbacks:
+            if not (callable(cb) or hasattr(cb, "on_epoch_end")):
+                raise TypeError(
+                    "callbacks must be callables cb(estimator, history) or objects "
+                    f"with on_epoch_end(estimator, history); got {cb!r}."
+                )
+        if self.early_stopping:
+            callbacks.insert(
+                0,
+                EarlyStopping(
+                    patience=self.n_iter_no_change, threshold=self.tol, load_best=True
+                ),
+            )
+        self.callbacks_ = copy.deepcopy(callbacks)
         self.history_ = []
         self.n_iter_ = 0
         self.t_ = 0
+        for cb in self.callbacks_:
+            if hasattr(cb, "on_train_begin"):
+                cb.on_train_begin(self)
 
     def _closure(self, xb, yb, record):
         def closure():
             self.optimizer_.zero_grad()
             loss = self.criterion_(self.module_(xb), yb)
             loss.backward()
+            if self.gradient_clip is not None:
+                nn.utils.clip_grad_norm_(self.module_.parameters(), self.gradient_clip)
             record.append(float(loss.detach()))
             return loss
 
@@ -331,17 +499,26 @@ class _BaseTorchEstimator(BaseEstimator):
         requires_closure, _, accepts_closure = self._flags
         record = []
         closure = self._closure(xb, yb, record)
-        if requires_closure or accepts_closure:
-            out = self.optimizer_.step(closure)
-            if not record:  # an optimizer that accepted but ignored the closure
+        try:
+            if requires_closure or accepts_closure:
+                out = self.optimizer_.step(closure)
+                if not record:  # an optimizer that accepted but ignored it
+                    raise RuntimeError(
+                        f"{type(self.optimizer_).__name__}.step(closure) never "
+                        "called the closure; set requires_closure=False on it and "
+                        "make step() closure-free, or call the closure in step()."
+                    )
+            else:
+                closure()
+                out = self.optimizer_.step()
+        except RuntimeError as exc:
+            if self.t_ == 0 and not xb.is_floating_point():
                 raise RuntimeError(
-                    f"{type(self.optimizer_).__name__}.step(closure) never called "
-                    "the closure; set requires_closure=False on it and make step() "
-                    "signature closure-free, or call the closure in step()."
-                )
-        else:
-            closure()
-            out = self.optimizer_.step()
+                    f"{type(self).__name__}: the module failed on integer input "
+                    f"(X is passed as {xb.dtype}, for Embedding layers): {exc}. "
+                    "Pass dtype='float32' to give the module float input."
+                ) from exc
+            raise
         loss = record[0] if out is None else float(torch.as_tensor(out).detach())
         if self.scheduler_ is not None:
             self.scheduler_.step()
@@ -385,6 +562,27 @@ class _BaseTorchEstimator(BaseEstimator):
         with _torch_threads(self.n_jobs):
             return self._run_epochs(X, y, epochs=epochs, first=first)
 
+    def _diverged(self, loss, epoch):
+        """Non-finite loss: restore the best weights and warn, or raise."""
+        name = type(self).__name__
+        lr = self.optimizer_.param_groups[0]["lr"]
+        for cb in self.callbacks_:
+            if getattr(cb, "load_best", False) and hasattr(cb, "restore"):
+                if cb.restore(self):
+                    _warn(
+                        f"{name}: the training loss became {loss} at epoch {epoch} "
+                        f"(step {self.t_}); stopped and restored the weights of "
+                        f"epoch {cb.best_epoch_} (best {cb.monitor}). Training with "
+                        f"a smaller lr (lr_={self.lr_:g}) may get further."
+                    )
+                    return
+        raise FloatingPointError(
+            f"{name}: the training loss became {loss} at epoch {epoch} (step "
+            f"{self.t_}, lr {lr:g}): the optimizer {self.optimizer!r} diverged. Try a "
+            f"smaller lr (e.g. lr={self.lr_ / 10:g}), gradient_clip, or "
+            "early_stopping=True to keep the best weights."
+        )
+
     def _run_epochs(self, X, y, *, epochs, first):
         seed = _seed_from(self.random_state) if first else None
         with torch.random.fork_rng(devices=[]):
@@ -394,15 +592,22 @@ class _BaseTorchEstimator(BaseEstimator):
             else:
                 torch.manual_seed(self._seed + self.t_)
             X_val = y_val = None
-            if self.early_stopping:
+            if self._has_validation():
                 idx = np.arange(X.shape[0])
                 strat = y.cpu().numpy() if self._stratify else None
-                tr, va = train_test_split(
-                    idx,
-                    test_size=self.validation_fraction,
-                    random_state=self._seed,
-                    stratify=strat,
-                )
+                try:
+                    tr, va = train_test_split(
+                        idx,
+                        test_size=self._validation_fraction(),
+                        random_state=self._seed,
+                        stratify=strat,
+                    )
+                except ValueError:  # a class too small to stratify
+                    tr, va = train_test_split(
+                        idx,
+                        test_size=self._validation_fraction(),
+                        random_state=self._seed,
+                    )
                 X_val, y_val = X[va], y[va]
                 X, y = X[tr], y[tr]
             n = X.shape[0]
@@ -412,40 +617,41 @@ class _BaseTorchEstimator(BaseEstimator):
                     self.n_features_in_, self._n_outputs, n_batches, epochs
                 )
                 self._flags = optimizer_flags(self.optimizer_)
-                self._best = (np.inf, None)
-                self._no_improve = 0
+            else:
+                self._extend_schedule(epochs * n_batches)
             gen = torch.Generator().manual_seed(self._seed + self.t_)
+            name = type(self).__name__
             for _ in range(epochs):
                 tic = time.perf_counter()
                 self._set_train()
+                lr = float(self.optimizer_.param_groups[0]["lr"])
                 order = (
                     torch.randperm(n, generator=gen)
                     if self.shuffle
                     else torch.arange(n)
                 )
                 losses, sizes = [], []
+                bad = None
                 for start in range(0, n, self.batch_size):
                     idx = order[start : start + self.batch_size]
-                    losses.append(self._train_step(X[idx], y[idx]))
+                    loss = self._train_step(X[idx], y[idx])
+                    if not math.isfinite(loss):
+                        bad = loss
+                        break
+                    losses.append(loss)
                     sizes.append(len(idx))
                 self._set_eval(X, gen)
                 self.n_iter_ += 1
+                if bad is not None:
+                    self._diverged(bad, self.n_iter_)
+                    break
                 row = {
                     "epoch": self.n_iter_,
                     "train_loss": float(np.average(losses, weights=sizes)),
-                    "lr": float(self.optimizer_.param_groups[0]["lr"]),
+                    "lr": lr,
                 }
-                stop = False
                 if X_val is not None:
-                    val = self._mean_loss(X_val, y_val)
-                    row["valid_loss"] = val
-                    if val < self._best[0] - self.tol:
-                        state = copy.deepcopy(self.module_.state_dict())
-                        self._best = (val, state)
-                        self._no_improve = 0
-                    else:
-                        self._no_improve += 1
-                        stop = self._no_improve >= self.n_iter_no_change
+                    row["valid_loss"] = self._mean_loss(X_val, y_val)
                 row["dur"] = time.perf_counter() - tic
                 self.history_.append(row)
                 if self.verbose:
@@ -453,37 +659,72 @@ class _BaseTorchEstimator(BaseEstimator):
                         f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
                         for k, v in row.items()
                     )
-                    print(f"[{type(self).__name__}] {msg}", file=sys.stdout, flush=True)
+                    print(f"[{name}] {msg}", file=sys.stdout, flush=True)
+                stop = False
+                for cb in self.callbacks_:
+                    hook = getattr(cb, "on_epoch_end", cb)
+                    stop = (hook(self, self.history_) is True) or stop
                 if stop:
                     break
-            if self.early_stopping and self._best[1] is not None:
-                self.module_.load_state_dict(self._best[1])
+            for cb in self.callbacks_:
+                if hasattr(cb, "on_train_end"):
+                    cb.on_train_end(self, self.history_)
+            self._warn_if_loss_grew()
+            if epochs > 1:
+                self._warn_if_no_better_than_baseline(y)
         return self
+
+    def _warn_if_no_better_than_baseline(self, y):
+        """Warn when training ended no better than the trivial predictor.
+
+        Only for the default criterion, whose value the trivial predictor's
+        loss (:meth:`_trivial_loss`) is comparable with.
+        """
+        if self.criterion not in (None, self._default_criterion):
+            return
+        if not self.history_ or self._prefixed("criterion__"):
+            return
+        baseline, what, advice = self._trivial_loss(y)
+        last = self.history_[-1]["train_loss"]
+        if baseline > 0 and last >= baseline:
+            _warn(
+                f"{type(self).__name__}: the final training loss {last:.4g} is no "
+                f"better than {what} ({baseline:.4g}). {advice}, or tune lr "
+                f"(lr_={self.lr_:g}) or max_epochs."
+            )
+
+    def _warn_if_loss_grew(self):
+        losses = [row["train_loss"] for row in self.history_]
+        if len(losses) > 1 and losses[-1] > 100 * min(losses) + 1e-12:
+            best = int(np.argmin(losses)) + 1
+            _warn(
+                f"{type(self).__name__}: the training loss grew from "
+                f"{min(losses):.4g} (epoch {best}) to {losses[-1]:.4g} (epoch "
+                f"{len(losses)}); the optimizer {self.optimizer!r} is likely "
+                f"diverging. Try a smaller lr (lr_={self.lr_:g})."
+            )
 
     @torch.no_grad()
     def _forward(self, X):
         check_is_fitted(self, "module_")
-        X = validate_data(self, X, reset=False, dtype=[np.float64, np.float32])
+        X = self._validate_X(X, reset=False)
         Xt = self._to_tensor_X(X)
         self.module_.eval()
         # Predict in float64: float32 matmuls round differently with the
         # batch shape, so outputs would depend on which rows are predicted
-        # together. Modules that cannot run in float64 fall back to float32.
+        # together. Modules that cannot run in float64 fall back to their
+        # own dtype.
         state = {
             k: v.double() if v.is_floating_point() else v
             for k, v in self.module_.state_dict(keep_vars=False).items()
         }
+        X64 = Xt.double() if Xt.is_floating_point() else Xt
         with _torch_threads(self.n_jobs):
             try:
-                out = torch.func.functional_call(self.module_, state, (Xt.double(),))
+                out = torch.func.functional_call(self.module_, state, (X64,))
             except RuntimeError:
                 out = self.module_(Xt)
         return out.detach().cpu().numpy().astype(np.float64)
-
-    def __getstate__(self):
-        state = self.__dict__.copy()
-        state.pop("_best", None)  # best-weights snapshot; only needed during fit
-        return state
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -513,42 +754,70 @@ class TorchClassifier(ClassifierMixin, _BaseTorchEstimator):
     optimizer : str, torch.optim.Optimizer subclass or factory, default="adamw"
         A registered name, a class (built as ``cls(params, lr=lr,
         **optimizer__*)``) or ``factory(module, lr, **optimizer__*)``.
-    lr : float, default=1e-3
+    lr : "auto" or float > 0, default="auto"
         Learning rate, in the optimizer's own units (Muon's is spectral).
+        ``"auto"`` is the registered default of the optimizer name,
+        :func:`skalgos.torch.optim.default_lr` (measured per name; 1e-3 for
+        a class or factory); the rate used is ``lr_``.
     scheduler : None, {"wsd", "cosine", "constant"} or LRScheduler class, \
             default=None
-        Stepped once per batch; ``"wsd"`` and ``"cosine"`` span the whole
-        fit (``max_epochs`` epochs). A class gets ``total_steps`` when it
+        Stepped once per batch. ``"wsd"`` and ``"cosine"`` span the steps of
+        the call plus one, so the last step taken has a positive rate (see
+        Notes for continuations). A class gets ``total_steps`` when it
         accepts it, and the ``scheduler__*`` parameters.
     max_epochs : int, default=20
     batch_size : int, default=64
     shuffle : bool, default=True
     early_stopping : bool, default=False
-        Hold out ``validation_fraction`` (stratified), stop after
-        ``n_iter_no_change`` epochs without a validation-loss improvement of
-        ``tol``, and restore the best module weights.
-    validation_fraction : float, default=0.1
+        Hold out ``validation_fraction`` (0.1 when None; stratified), stop
+        after ``n_iter_no_change`` epochs without a validation-loss
+        improvement of ``tol``, and restore the best module weights (an
+        :class:`~skalgos.torch.callbacks.EarlyStopping` put first in
+        ``callbacks_``).
+    validation_fraction : float in (0, 1) or None, default=None
+        Hold out this fraction (stratified for classifiers) and record
+        ``valid_loss`` every epoch, with or without early stopping.
     n_iter_no_change : int, default=5
     tol : float, default=1e-4
+    gradient_clip : float > 0 or None, default=None
+        Clip the global gradient norm to this value after every backward
+        pass (inside the closure, so SAM's ascent gradient is clipped too).
+    callbacks : list or None, default=None
+        Epoch-end hooks, skorch-style: callables ``cb(estimator, history)``
+        or objects with ``on_epoch_end(estimator, history)`` (and optionally
+        ``on_train_begin(estimator)``, ``on_train_end(estimator, history)``),
+        e.g. :class:`~skalgos.torch.callbacks.EarlyStopping` and
+        :class:`~skalgos.torch.callbacks.Checkpoint`. Returning ``True``
+        stops training. Deep-copied into ``callbacks_`` at each fresh fit.
     bn_recalibration_batches : int, default=50
         For optimizers with a train/eval switch (schedule-free): after
         switching to the evaluation weights, recompute BatchNorm statistics
         over this many training batches.
-    device : str or torch.device, default="cpu"
+    dtype : None, str, numpy or torch dtype, default=None
+        The dtype X reaches the module with. None: int64 for integer X with
+        a user ``module`` (token ids for ``nn.Embedding`` /
+        ``nn.EmbeddingBag``), float32 otherwise. A float dtype (e.g.
+        ``"float64"``) also sets the module's dtype.
+    device : "auto", str or torch.device, default="cpu"
+        ``"auto"`` is CUDA when available, else the CPU; the device used is
+        ``device_``.
     n_jobs : int, default=None
         torch intra-op threads during ``fit`` and ``predict`` (restored
         afterwards); ``None`` leaves torch's setting alone, -1 is all cores.
         Small modules on a busy machine train fastest with ``n_jobs=1``.
     warm_start : bool, default=False
-        Reuse the fitted module and optimizer on the next ``fit``.
+        Reuse the fitted module and optimizer on the next ``fit`` (the
+        schedule continues, see Notes).
     random_state : int, RandomState instance or None, default=None
         Seeds module initialization, shuffling and dropout (torch's global
         RNG is left as it was).
     verbose : int, default=0
-        Print one progress line per epoch.
+        Print one progress line per epoch, starting with
+        ``[TorchClassifier]``.
     **kwargs
         Nested parameters, skorch-style: ``module__*``, ``optimizer__*``,
-        ``scheduler__*``, ``criterion__*``.
+        ``scheduler__*``, ``criterion__*``. ``set_params`` rejects any other
+        unknown key with a ``ValueError``, as scikit-learn does.
 
     Attributes
     ----------
@@ -557,14 +826,21 @@ class TorchClassifier(ClassifierMixin, _BaseTorchEstimator):
     optimizer_ : torch.optim.Optimizer
     scheduler_ : LRScheduler or None
     criterion_ : callable
+    callbacks_ : list
+        The fit's copies of ``callbacks`` (after the early-stopping one).
+    lr_ : float
+        The learning rate used (``lr`` resolved).
+    device_ : torch.device
     history_ : list of dict
         One dict per epoch: ``epoch``, ``train_loss`` (mean over the epoch's
-        batches), ``lr``, ``valid_loss`` (with early stopping), ``dur``.
+        batches), ``lr`` (the rate of the epoch's first step),
+        ``valid_loss`` (with a validation split), ``dur``.
     n_iter_ : int
         Epochs run.
     t_ : int
         Optimizer steps taken.
     n_features_in_ : int
+        ``X.shape[1]`` (the channels of an image batch (n, C, H, W)).
     feature_names_in_ : ndarray of shape (n_features,)
         Only when X has string feature names.
 
@@ -575,8 +851,30 @@ class TorchClassifier(ClassifierMixin, _BaseTorchEstimator):
     flags: ``requires_closure`` (SAM-like optimizers call it themselves) and
     ``requires_mode_switch`` (schedule-free: ``optimizer.train()`` before
     training, ``optimizer.eval()`` before validation, prediction and at the
-    end of ``fit``, with BatchNorm recalibration). Inputs are cast to
-    float32.
+    end of ``fit``, with BatchNorm recalibration).
+
+    **Inputs.** X of shape (n_samples, ...) reaches the module as it is (a
+    batch of images (n, C, H, W) for a Conv2d module, token ids for an
+    EmbeddingBag); the default :class:`MLP` flattens it. A module class or
+    factory gets ``n_features_in=X.shape[1]``, ``n_outputs`` and, when it
+    asks for it, ``input_shape=X.shape[1:]``.
+
+    **Failing loudly.** A non-finite training loss raises
+    ``FloatingPointError`` naming the epoch and step and suggesting a
+    smaller lr; with early stopping (or any callback holding best weights
+    with ``load_best=True``) the best weights are restored instead, with a
+    ``ConvergenceWarning``, and training stops. A final training loss more
+    than 100 times the best epoch's warns (``ConvergenceWarning``).
+
+    **Continuations** (``partial_fit`` after a fit, or ``warm_start``) of
+    ``k`` more steps after ``T0`` steps re-plan the schedule to end at
+    ``T1 = T0 + k`` and continue at step ``T0``: ``"wsd"`` takes the
+    cooldown fraction (and, if needed, the base-rate scale) that
+    :func:`skalgos.torch.lr_scheduler.extend_horizon` gives for ``T0 ->
+    T1``, so the rate jumps from its cooled-down value back up to the
+    re-planned one; ``"cosine"`` stretches the half cosine over ``T1``,
+    which continues below the base rate (it never restarts at ``lr``).
+    Other schedulers are stepped on as they are.
 
     See Also
     --------
@@ -587,14 +885,26 @@ class TorchClassifier(ClassifierMixin, _BaseTorchEstimator):
     >>> from sklearn.datasets import load_iris
     >>> from skalgos.torch import TorchClassifier
     >>> X, y = load_iris(return_X_y=True)
-    >>> clf = TorchClassifier(optimizer="muon", lr=0.02, max_epochs=30,
+    >>> clf = TorchClassifier(optimizer="muon", max_epochs=30,
     ...                       n_jobs=1, random_state=0).fit(X, y)
-    >>> clf.score(X, y) > 0.9
-    True
+    >>> clf.lr_, clf.score(X, y) > 0.9
+    (0.01, True)
     """
 
     _default_criterion = "cross_entropy"
     _stratify = True
+
+    def _trivial_loss(self, y):
+        # The cross-entropy of predicting the training class frequencies: a
+        # fit that ends above it has learnt less than the priors (unscaled
+        # features, a wrong lr), which accuracy alone can hide.
+        counts = np.bincount(y.cpu().numpy(), minlength=self._n_outputs)
+        p = counts[counts > 0] / counts.sum()
+        return (
+            float(-(p * np.log(p)).sum()),
+            "predicting the class frequencies",
+            "Standardise the features (e.g. StandardScaler in a Pipeline)",
+        )
 
     def _encode(self, y, classes=None):
         check_classification_targets(y)
@@ -608,7 +918,9 @@ class TorchClassifier(ClassifierMixin, _BaseTorchEstimator):
             raise ValueError(
                 f"y has labels {missing.tolist()} not in classes {self.classes_}."
             )
-        return torch.tensor(self._label_encoder.transform(y), device=self.device)
+        return torch.as_tensor(
+            self._label_encoder.transform(y), dtype=torch.int64, device=self.device_
+        )
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
@@ -616,21 +928,23 @@ class TorchClassifier(ClassifierMixin, _BaseTorchEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like of shape (n_samples, ...)
         y : array-like of shape (n_samples,)
 
         Returns
         -------
         self : TorchClassifier
         """
-        X, y = validate_data(self, X, y, dtype=[np.float64, np.float32])
         if self.warm_start and hasattr(self, "module_"):
+            X, y = self._validate_X(X, y, reset=False)
             return self._run(
                 self._to_tensor_X(X),
                 self._encode(y),
                 epochs=self.max_epochs,
                 first=False,
             )
+        X, y = self._validate_X(X, y, reset=True)
+        self.device_ = _resolve_device(self.device)
         if hasattr(self, "_label_encoder"):
             del self._label_encoder
         yt = self._encode(y)
@@ -642,7 +956,7 @@ class TorchClassifier(ClassifierMixin, _BaseTorchEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like of shape (n_samples, ...)
         y : array-like of shape (n_samples,)
         classes : array-like, default=None
             All labels; required on the first call.
@@ -658,8 +972,9 @@ class TorchClassifier(ClassifierMixin, _BaseTorchEstimator):
                 raise ValueError(
                     "classes must be given on the first call to partial_fit."
                 )
-        X, y = validate_data(self, X, y, reset=first, dtype=[np.float64, np.float32])
+        X, y = self._validate_X(X, y, reset=first)
         if first:
+            self.device_ = _resolve_device(self.device)
             yt = self._encode(y, classes)
             self._n_outputs = len(self.classes_)
         else:
@@ -703,14 +1018,16 @@ class TorchRegressor(RegressorMixin, _BaseTorchEstimator):
     ----------
     module, criterion, optimizer, lr, scheduler, max_epochs, batch_size, \
 shuffle, early_stopping, validation_fraction, n_iter_no_change, tol, \
-bn_recalibration_batches, device, n_jobs, warm_start, random_state, verbose, **kwargs
+gradient_clip, callbacks, bn_recalibration_batches, dtype, device, n_jobs, \
+warm_start, random_state, verbose, **kwargs
         See :class:`TorchClassifier`.
 
     Attributes
     ----------
-    module_, optimizer_, scheduler_, criterion_, history_, n_iter_, t_, \
-n_features_in_
-        See :class:`TorchClassifier`.
+    module_, optimizer_, scheduler_, criterion_, callbacks_, lr_, device_, \
+history_, n_iter_, t_, n_features_in_
+        See :class:`TorchClassifier`. Predictions are float32 for float32
+        X, float64 otherwise.
 
     Examples
     --------
@@ -726,11 +1043,21 @@ n_features_in_
     _default_criterion = "mse"
     _stratify = False
 
+    def _trivial_loss(self, y):
+        # The mean squared error of predicting the training mean: a fit that
+        # ends above it has learnt nothing (unscaled targets, a wrong lr).
+        return (
+            float(y.double().var(dim=0, unbiased=False).mean()),
+            "predicting the mean of y",
+            "Standardise the features and the targets (e.g. "
+            "TransformedTargetRegressor with a StandardScaler)",
+        )
+
     def _target(self, y):
-        y = np.asarray(y, dtype=np.float32)
+        y = np.asarray(y, dtype=np.float64)
         self._y_ndim = getattr(self, "_y_ndim", y.ndim)
         y2 = y.reshape(len(y), -1)
-        return torch.tensor(y2, device=self.device)
+        return torch.as_tensor(y2, dtype=self._float_dtype(), device=self.device_)
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
@@ -738,28 +1065,25 @@ n_features_in_
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like of shape (n_samples, ...)
         y : array-like of shape (n_samples,) or (n_samples, n_outputs)
 
         Returns
         -------
         self : TorchRegressor
         """
-        X, y = validate_data(
-            self,
-            X,
-            y,
-            dtype=[np.float64, np.float32],
-            multi_output=True,
-            y_numeric=True,
-        )
         if self.warm_start and hasattr(self, "module_"):
+            X, y = self._validate_X(
+                X, y, reset=False, multi_output=True, y_numeric=True
+            )
             return self._run(
                 self._to_tensor_X(X),
                 self._target(y),
                 epochs=self.max_epochs,
                 first=False,
             )
+        X, y = self._validate_X(X, y, reset=True, multi_output=True, y_numeric=True)
+        self.device_ = _resolve_device(self.device)
         self._y_ndim = np.ndim(y)
         yt = self._target(y)
         self._n_outputs = yt.shape[1]
@@ -775,16 +1099,9 @@ n_features_in_
         first = not hasattr(self, "module_")
         if first:
             self._validate_params()
-        X, y = validate_data(
-            self,
-            X,
-            y,
-            reset=first,
-            dtype=[np.float64, np.float32],
-            multi_output=True,
-            y_numeric=True,
-        )
+        X, y = self._validate_X(X, y, reset=first, multi_output=True, y_numeric=True)
         if first:
+            self.device_ = _resolve_device(self.device)
             self._y_ndim = np.ndim(y)
         yt = self._target(y)
         if first:
@@ -798,7 +1115,7 @@ n_features_in_
         -------
         y : ndarray of shape (n_samples,) or (n_samples, n_outputs)
         """
-        out = self._forward(X)
+        out = self._forward(X).astype(float_dtype(X), copy=False)
         return out.ravel() if self._y_ndim == 1 else out
 
     def __sklearn_tags__(self):

@@ -208,8 +208,9 @@ def _entry_symo(quick, random_state):
     Xtr, Xte, ytr, yte = X[:n], X[n:], y[:n], y[n:]
 
     def bias_free_mlp(n_features_in, n_outputs):
-        # SyMO's structure is that of bias-free MLPs (the estimators' default
-        # MLP has biases, so the module is passed as a factory).
+        # SyMO's structure is that of bias-free MLPs. module=None would build
+        # one for optimizer="symo" only; the GD baseline must train the same
+        # model, so both get this factory.
         return torch.nn.Sequential(
             torch.nn.Linear(n_features_in, 16, bias=False),
             torch.nn.Tanh(),

@@ -16,6 +16,7 @@ from torch.optim.lr_scheduler import LRScheduler
 
 __all__ = [
     "WSD",
+    "Cosine",
     "TwoStageWSD",
     "convex_bound",
     "extend_horizon",
@@ -128,12 +129,84 @@ def lr_factors(
     return rho
 
 
-class WSD(LRScheduler):
+class _FactorSchedule(LRScheduler):
+    """An LRScheduler whose rate at step ``t`` is ``base_lr * factor(t)``.
+
+    The factors come from :func:`lr_factors` with ``self._kind`` and the
+    keywords of :meth:`_factor_kwargs`; :meth:`extend` re-plans the schedule
+    for a longer horizon and continues at the current step.
+    """
+
+    _kind = None
+    _settings = ()  # the lr_factors keywords stored as attributes
+
+    def _init_schedule(self, optimizer, total_steps, last_epoch, **settings):
+        self.total_steps = int(total_steps)
+        for key, value in settings.items():
+            setattr(self, key, value)
+        self._refresh()
+        LRScheduler.__init__(self, optimizer, last_epoch)
+
+    def _factor_kwargs(self):
+        return {key: getattr(self, key) for key in self._settings}
+
+    def _refresh(self):
+        self._factors = lr_factors(
+            self._kind, self.total_steps, **self._factor_kwargs()
+        ).tolist()
+
+    def factor(self, step):
+        """Multiplier at (0-based) ``step``."""
+        return self._factors[min(max(step, 0), self.total_steps - 1)]
+
+    def get_lr(self):
+        f = self.factor(self.last_epoch)
+        return [base * f for base in self.base_lrs]
+
+    def extend(self, total_steps, *, lr_scale=1.0, **changes):
+        """Re-plan the schedule to end at ``total_steps``; continue at the current step.
+
+        Parameters
+        ----------
+        total_steps : int
+            The new horizon, at least the number of steps taken.
+        lr_scale : float, default=1.0
+            Multiplies the base rates.
+        **changes
+            New values of the schedule's settings (``cooldown_fraction``...).
+
+        Returns
+        -------
+        self
+        """
+        total_steps = int(total_steps)
+        if total_steps < self.last_epoch:
+            raise ValueError(
+                f"total_steps={total_steps} is before the current step "
+                f"{self.last_epoch}; a schedule can only be extended."
+            )
+        for key, value in changes.items():
+            if not hasattr(self, key):
+                raise TypeError(f"{type(self).__name__} has no setting {key!r}.")
+            setattr(self, key, value)
+        self.total_steps = total_steps
+        self.base_lrs = [b * float(lr_scale) for b in self.base_lrs]
+        self._refresh()
+        lrs = self.get_lr()
+        for group, lr in zip(self.optimizer.param_groups, lrs):
+            group["lr"] = lr
+        self._last_lr = lrs
+        return self
+
+
+class WSD(_FactorSchedule):
     """Warmup-stable-decay: warmup, constant, then a linear or 1-sqrt cooldown.
 
     A :class:`torch.optim.lr_scheduler.LRScheduler` stepped once per batch;
     the rate at step ``t`` is ``base_lr * lr_factors("wsd", total_steps,
-    ...)[t]`` (the last value after ``total_steps``).
+    ...)[t]`` (the last value after ``total_steps``). :meth:`extend`
+    re-plans it for a longer run (the estimators feed it
+    :func:`extend_horizon`).
 
     Parameters
     ----------
@@ -168,6 +241,15 @@ class WSD(LRScheduler):
     [1.0, 1.0, 0.5, 0.0]
     """
 
+    _kind = "wsd"
+    _settings = (
+        "warmup_steps",
+        "cooldown_fraction",
+        "decay",
+        "final_lr_factor",
+        "warmup_start_factor",
+    )
+
     def __init__(
         self,
         optimizer,
@@ -179,30 +261,66 @@ class WSD(LRScheduler):
         warmup_start_factor=0.0,
         last_epoch=-1,
     ):
-        self.total_steps = int(total_steps)
-        self.warmup_steps = int(warmup_steps)
-        self.cooldown_fraction = cooldown_fraction
-        self.decay = decay
-        self.final_lr_factor = final_lr_factor
-        self.warmup_start_factor = warmup_start_factor
-        self._factors = lr_factors(
-            "wsd",
-            self.total_steps,
-            warmup_steps=self.warmup_steps,
+        self._init_schedule(
+            optimizer,
+            total_steps,
+            last_epoch,
+            warmup_steps=int(warmup_steps),
             cooldown_fraction=cooldown_fraction,
             decay=decay,
             final_lr_factor=final_lr_factor,
             warmup_start_factor=warmup_start_factor,
-        ).tolist()
-        super().__init__(optimizer, last_epoch)
+        )
 
-    def factor(self, step):
-        """Multiplier at (0-based) ``step``."""
-        return self._factors[min(max(step, 0), self.total_steps - 1)]
 
-    def get_lr(self):
-        f = self.factor(self.last_epoch)
-        return [base * f for base in self.base_lrs]
+class Cosine(_FactorSchedule):
+    """Half-cosine decay (after an optional linear warmup), stepped per batch.
+
+    The rate at step ``t`` is ``base_lr * lr_factors("cosine", total_steps,
+    ...)[t]``. Unlike :class:`torch.optim.lr_scheduler.CosineAnnealingLR`
+    (a periodic cosine that climbs back up after ``T_max``), it stays at
+    ``final_lr_factor`` after ``total_steps``, and :meth:`extend` stretches
+    the cosine over a longer horizon, continuing at the current step.
+
+    Parameters
+    ----------
+    optimizer : torch.optim.Optimizer
+    total_steps : int
+    warmup_steps : int, default=0
+    final_lr_factor : float, default=0.0
+    warmup_start_factor : float, default=0.0
+    last_epoch : int, default=-1
+
+    Examples
+    --------
+    >>> import torch
+    >>> from skalgos.torch.lr_scheduler import Cosine
+    >>> opt = torch.optim.SGD([torch.nn.Parameter(torch.zeros(1))], lr=1.0)
+    >>> sched = Cosine(opt, total_steps=4)
+    >>> [round(sched.factor(t), 3) for t in range(4)]
+    [0.854, 0.5, 0.146, 0.0]
+    """
+
+    _kind = "cosine"
+    _settings = ("warmup_steps", "final_lr_factor", "warmup_start_factor")
+
+    def __init__(
+        self,
+        optimizer,
+        total_steps,
+        warmup_steps=0,
+        final_lr_factor=0.0,
+        warmup_start_factor=0.0,
+        last_epoch=-1,
+    ):
+        self._init_schedule(
+            optimizer,
+            total_steps,
+            last_epoch,
+            warmup_steps=int(warmup_steps),
+            final_lr_factor=final_lr_factor,
+            warmup_start_factor=warmup_start_factor,
+        )
 
 
 class TwoStageWSD(WSD):
@@ -234,6 +352,8 @@ class TwoStageWSD(WSD):
     [1.0, 1.0, 0.5, 0.25, 0.0]
     """
 
+    _kind = "two_stage"
+
     def __init__(
         self,
         optimizer,
@@ -245,22 +365,21 @@ class TwoStageWSD(WSD):
         final_lr_factor=0.0,
         last_epoch=-1,
     ):
-        self.total_steps = int(total_steps)
-        self.milestone = int(milestone)
-        self.stage_factor = float(factor)
-        self.cooldown_fraction = cooldown_fraction
-        self.decay = decay
-        self.final_lr_factor = final_lr_factor
-        self._factors = lr_factors(
-            "two_stage",
-            self.total_steps,
-            milestone=self.milestone,
-            factor=self.stage_factor,
+        self._init_schedule(
+            optimizer,
+            total_steps,
+            last_epoch,
+            milestone=int(milestone),
+            stage_factor=float(factor),
             cooldown_fraction=cooldown_fraction,
             decay=decay,
             final_lr_factor=final_lr_factor,
-        ).tolist()
-        LRScheduler.__init__(self, optimizer, last_epoch)
+        )
+
+    def _factor_kwargs(self):
+        kw = {k: getattr(self, k) for k in ("milestone", "cooldown_fraction")}
+        kw.update(decay=self.decay, final_lr_factor=self.final_lr_factor)
+        return dict(kw, factor=self.stage_factor)
 
 
 def _etas_and_T(factors, base_lr, T):

@@ -5,6 +5,7 @@ from ._muon import Muon, MuonWithAuxAdamW, muon_param_groups
 from ._registry import (
     available_optimizers,
     build_optimizer,
+    default_lr,
     get_optimizer,
     optimizer_flags,
     register_optimizer,
@@ -27,6 +28,7 @@ __all__ = [
     "SGDScheduleFree",
     "available_optimizers",
     "build_optimizer",
+    "default_lr",
     "get_optimizer",
     "muon_param_groups",
     "optimizer_flags",

@@ -120,7 +120,11 @@ class LayerwisePreconditioner(torch.optim.Optimizer):
     exponent : float or None, default=None
         Shampoo's root, default -1/4 (``-1/(2k)`` for a matrix).
     epsilon : float, default=1e-12
-        Shampoo's initial factor ``epsilon * I``.
+        Shampoo's regularizer: the initial factors are ``epsilon * I`` and
+        the roots are taken of ``L + epsilon I`` and ``R + epsilon I`` (as
+        in facebookresearch/optimizers' ``distributed_shampoo``), so
+        directions the gradients no longer excite are not amplified without
+        bound once the EMA has forgotten the initial factor.
     fisher : {"empirical", "mse", "cross_entropy"}, default="empirical"
         KFAC's output factor :math:`S`. ``"empirical"``: the covariance of the
         per-sample output gradients of the loss. ``"mse"`` (``nn.MSELoss``,
@@ -380,8 +384,8 @@ class LayerwisePreconditioner(torch.optim.Optimizer):
         st["L"].mul_(b).add_(G @ G.T, alpha=1 - b)
         st["R"].mul_(b).add_(G.T @ G, alpha=1 - b)
         if refresh or "L_root" not in st:
-            st["L_root"] = _sym_power(st["L"], self.exponent)
-            st["R_root"] = _sym_power(st["R"], self.exponent)
+            st["L_root"] = _sym_power(st["L"], self.exponent, self.epsilon)
+            st["R_root"] = _sym_power(st["R"], self.exponent, self.epsilon)
         return (st["L_root"] @ G @ st["R_root"]).reshape(p.shape)
 
     def step(self, closure=None):

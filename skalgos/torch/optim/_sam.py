@@ -15,18 +15,25 @@ def _params_with_grad(groups):
     return [p for g in groups for p in g["params"] if p.grad is not None]
 
 
-def _ascent_direction(groups, rho, adaptive):
-    """``{p: e_p}`` with ``e = rho T^2 g / ||T g||`` (T = |p| if adaptive else 1)."""
-    params = _params_with_grad(groups)
-    if not params:
+def _ascent_direction(groups):
+    """``{p: e_p}`` with ``e = rho_g T^2 g / ||T g||`` (T = |p| if adaptive else 1).
+
+    The norm ``||T g||`` is global, over every parameter with a gradient in
+    every group; ``rho`` and ``adaptive`` are read per group (as in the
+    reference davda54/sam), so with one ``rho`` for all groups ``||e|| = rho``.
+    """
+    pairs = [(g, p) for g in groups for p in g["params"] if p.grad is not None]
+    if not pairs:
         return {}
-    scaled = [(p.abs() * p.grad if adaptive else p.grad) for p in params]
+    scaled = [(p.abs() * p.grad if g["adaptive"] else p.grad) for g, p in pairs]
     norm = torch.linalg.vector_norm(
         torch.stack([torch.linalg.vector_norm(s) for s in scaled])
     )
-    scale = rho / (norm + 1e-12)
     return {
-        p: (p.pow(2) if adaptive else 1.0) * p.grad * scale.to(p.dtype) for p in params
+        p: (p.pow(2) if g["adaptive"] else 1.0)
+        * p.grad
+        * (g["rho"] / (norm + 1e-12)).to(p.dtype)
+        for g, p in pairs
     }
 
 
@@ -159,12 +166,9 @@ class SAM(_Stateful):
     @torch.no_grad()
     def first_step(self, zero_grad=False):
         """Move to the ascent point ``theta + e`` (keeps ``theta``)."""
-        for group in self.param_groups:
-            for p, e in _ascent_direction(
-                [group], group["rho"], group["adaptive"]
-            ).items():
-                self.state[p]["old_p"] = p.detach().clone()
-                p.add_(e)
+        for p, e in _ascent_direction(self.param_groups).items():
+            self.state[p]["old_p"] = p.detach().clone()
+            p.add_(e)
         if zero_grad:
             self.zero_grad()
 
@@ -395,11 +399,7 @@ class TiltedSAM(_Stateful):
             self._move(params, base, eps)
             closure()
             with torch.no_grad():
-                e = _ascent_direction(
-                    self.param_groups,
-                    self.param_groups[0]["rho"],
-                    self.param_groups[0]["adaptive"],
-                )
+                e = _ascent_direction(self.param_groups)
                 eps = [ep + e.get(p, 0.0) for p, ep in zip(params, eps)]
             self._move(params, base, eps)
             return closure()
@@ -424,7 +424,7 @@ class TiltedSAM(_Stateful):
                     for p in params
                 ]
                 mom = [m + 0.5 * a * t * g for m, g in zip(mom, grads)]
-        radius = max(self.noise_radius, self.param_groups[0]["rho"])
+        radius = max(self.noise_radius, *(g["rho"] for g in self.param_groups))
         eps = self._project(eps, radius)
         self._move(params, base, eps)
         return closure()

@@ -11,3 +11,12 @@ def _one_torch_thread():
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(before)
+
+
+@pytest.fixture(scope="module")
+def iris():
+    """Standardised iris, shared by the estimator tests."""
+    from sklearn.datasets import load_iris
+
+    X, y = load_iris(return_X_y=True)
+    return (X - X.mean(0)) / X.std(0), y

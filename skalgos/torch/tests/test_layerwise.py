@@ -122,6 +122,10 @@ def test_shampoo_one_shot_step_is_polar_factor(shape):
     del w
 
 
+# short grid-search fits, some of which end near the class priors
+@pytest.mark.filterwarnings(
+    "ignore:.*class frequencies:sklearn.exceptions.ConvergenceWarning"
+)
 @pytest.mark.parametrize(
     "name,kw",
     [

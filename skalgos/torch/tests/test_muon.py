@@ -201,3 +201,48 @@ def test_modular_mode_steps_have_lr_norm_per_layer():
     )
     assert torch.all(d["0.weight"][3] == 0)
     assert math.isclose(float(d["1.bias"].pow(2).mean().sqrt()), 0.1, rel_tol=1e-9)
+
+
+def test_ns_dtype_auto_uses_bfloat16_only_when_the_probe_is_faster(monkeypatch):
+    from skalgos.torch import linalg
+
+    calls = []
+
+    def fake_probe(bf16_seconds):
+        def probe(device, size):
+            calls.append((device, size))
+            return {torch.float32: 1.0, torch.bfloat16: bf16_seconds}
+
+        return probe
+
+    for bf16, expected in [
+        (0.5, torch.bfloat16),
+        (0.9, torch.float32),
+        (70.0, torch.float32),
+    ]:
+        monkeypatch.setattr(linalg, "_NS_DTYPE_CACHE", {})
+        monkeypatch.setattr(linalg, "ns_dtype_probe", fake_probe(bf16))
+        assert linalg.fast_ns_dtype("cpu") == expected
+        assert linalg.fast_ns_dtype("cpu") == expected  # cached: one probe
+    assert len(calls) == 3 and all(size == 256 for _, size in calls)
+    # one probe per size bucket (32 ... 256); larger matrices reuse 256
+    monkeypatch.setattr(linalg, "_NS_DTYPE_CACHE", {})
+    calls.clear()
+    for size in (4, 40, 64, 100, 1024, 4096):
+        linalg.fast_ns_dtype("cpu", size=size)
+    assert [s for _, s in calls] == [32, 64, 128, 256]
+    # Muon's default follows the probe; float64 parameters stay float64
+    monkeypatch.setattr(linalg, "_NS_DTYPE_CACHE", {("cpu", 32): torch.bfloat16})
+    G = torch.randn(6, 4, generator=torch.Generator().manual_seed(0))
+    auto = linalg.newton_schulz(G, dtype="auto")
+    torch.testing.assert_close(auto, linalg.newton_schulz(G, dtype=torch.bfloat16))
+    assert linalg._work_dtype(G.double(), "auto") == torch.float64
+    W = torch.nn.Parameter(torch.zeros(6, 4))
+    opt, ref = Muon([W], lr=0.1), torch.nn.Parameter(torch.zeros(6, 4))
+    ref_opt = Muon([ref], lr=0.1, ns_dtype=torch.bfloat16)
+    W.grad = ref.grad = G.clone()
+    opt.step()
+    ref_opt.step()
+    assert torch.equal(W, ref)
+    with pytest.raises(ValueError, match="ns_dtype"):
+        Muon([W], ns_dtype="fast")

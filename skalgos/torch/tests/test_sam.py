@@ -277,3 +277,50 @@ def test_hessian_measures_on_quadratic():
         generator=torch.Generator().manual_seed(3),
     )
     assert s == pytest.approx(0.01 * float(torch.trace(H)) / 2, rel=0.1)
+
+
+def test_sam_perturbation_has_global_norm_across_param_groups():
+    # Two groups, one rho: ||e|| over all parameters is rho (not sqrt(2) rho),
+    # and the step equals the one-group step exactly.
+    a, b = torch.tensor([3.0, -4.0]), torch.tensor([1.0, 2.0, 2.0])
+
+    def perturbation(groups_of):
+        w1 = torch.nn.Parameter(torch.zeros(2))
+        w2 = torch.nn.Parameter(torch.zeros(3))
+        opt = SAM(groups_of(w1, w2), lr=1.0, rho=0.5)
+        w1.grad, w2.grad = a.clone(), b.clone()
+        opt.first_step()
+        return torch.cat([w1.detach(), w2.detach()])
+
+    two = perturbation(lambda w1, w2: [{"params": [w1]}, {"params": [w2]}])
+    one = perturbation(lambda w1, w2: [w1, w2])
+    g = torch.cat([a, b])
+    torch.testing.assert_close(two, 0.5 * g / g.norm())
+    torch.testing.assert_close(two, one)
+    assert float(two.norm()) == pytest.approx(0.5, rel=1e-6)
+
+
+@pytest.mark.parametrize("cls", [SAM, TiltedSAM])
+def test_rho_is_read_per_param_group(cls):
+    # Group 2 has rho = 0: the ascent point moves group 1 only, by
+    # rho_1 g_1 / ||g|| with the global norm ||g||.
+    w1 = torch.nn.Parameter(torch.tensor([1.0, -1.0]))
+    w2 = torch.nn.Parameter(torch.tensor([2.0]))
+    kw = dict(noise="none", num_samples=1) if cls is TiltedSAM else {}
+    opt = cls(
+        [{"params": [w1], "rho": 0.3}, {"params": [w2], "rho": 0.0}], lr=0.0, **kw
+    )
+    seen = []
+
+    def closure():
+        opt.zero_grad()
+        seen.append((w1.detach().clone(), w2.detach().clone()))
+        loss = (w1**2).sum() + 3 * w2.sum()
+        loss.backward()
+        return loss
+
+    opt.step(closure)
+    g = torch.tensor([2.0, -2.0, 3.0])
+    at1, at2 = seen[-1]  # the ascent point
+    torch.testing.assert_close(at1, torch.tensor([1.0, -1.0]) + 0.3 * g[:2] / g.norm())
+    torch.testing.assert_close(at2, torch.tensor([2.0]))

@@ -73,25 +73,40 @@ def test_structured_inverse_equals_dense_pinv(dims):
     torch.testing.assert_close(C.sqrt().to_dense() @ C.sqrt().to_dense(), D)
 
 
-def test_structure_matches_permutation_average_of_ggT():
-    # Averaging g g^T over all hidden-unit permutations of a (4, 3, 2)
-    # tanh MLP gives exactly the structured estimate (orbit averaging).
+def _hidden_symmetries(width):
+    """All (permutation, sign) pairs of one hidden layer of ``width`` units."""
     import itertools
 
-    dims = (4, 3, 2)
-    grads = _gradients(dims, R=1)[0]
+    for perm in itertools.permutations(range(width)):
+        for signs in itertools.product((1.0, -1.0), repeat=width):
+            yield list(perm), torch.tensor(signs, dtype=torch.float64)
+
+
+@pytest.mark.parametrize("dims", [(4, 3, 2), (3, 2, 2, 2)])
+def test_structure_equals_orbit_average_of_ggT(dims):
+    # A tanh MLP without biases is invariant under permuting and flipping
+    # the signs of the units of every hidden layer (tanh is odd). Averaging
+    # g g^T over that whole group (the hyperoctahedral group per layer) gives
+    # exactly the structured estimate, every entry, zeros included.
+    import itertools
+
+    grads = [G.double() for G in _gradients(dims, R=1)[0]]
     C = StructuredCurvature.from_gradients([grads]).to_dense()
     acc = torch.zeros_like(C)
-    perms = list(itertools.permutations(range(3)))
-    for perm in perms:
-        G1 = grads[0].double()[list(perm)]
-        G2 = grads[1].double()[:, list(perm)]
-        g = torch.cat([G1.reshape(-1), G2.reshape(-1)])
+    count = 0
+    layers = [list(_hidden_symmetries(w)) for w in dims[1:-1]]
+    for sym in itertools.product(*layers):
+        Gs = [G.clone() for G in grads]
+        for l, (perm, signs) in enumerate(sym):
+            # unit j of hidden layer l+1: row j of W_{l+1}, column j of W_{l+2}
+            Gs[l] = signs[:, None] * Gs[l][perm]
+            Gs[l + 1] = Gs[l + 1][:, perm] * signs[None, :]
+        g = torch.cat([G.reshape(-1) for G in Gs])
         acc += torch.outer(g, g)
-    acc /= len(perms)
-    # only the blocks of the structure survive in the model; compare them
-    mask = C != 0
-    torch.testing.assert_close(acc[mask], C[mask])
+        count += 1
+    acc /= count
+    torch.testing.assert_close(acc, C, rtol=1e-12, atol=1e-15)
+    assert (C == 0).any()  # the group average does create the zero pattern
 
 
 def test_symo_step_is_structured_preconditioned_gradient():
@@ -163,6 +178,8 @@ def _bias_free(n_features_in, n_outputs, hidden=16):
     return _mlp((n_features_in, hidden, n_outputs))
 
 
+# a grid over short fits, some of which end near the mean predictor
+@pytest.mark.filterwarnings("ignore:.*mean of y:sklearn.exceptions.ConvergenceWarning")
 def test_in_torch_regressor_and_grid_search():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(120, 4)).astype(np.float32)
