@@ -234,14 +234,16 @@ class _WitnessOracle:
 
     def __call__(self, s, t, deadline):
         """``(found, arrays)``; ``found is None`` when the deadline passed."""
-        budget = 20_000
+        # a small first budget measures the rate of search nodes, so that
+        # the time limit is kept even where one node costs milliseconds
+        budget = 2_000
         while True:
             if deadline is not None:
                 left = deadline - time.perf_counter()
                 if left <= 0:
                     return None, None
                 if self._rate is not None:
-                    budget = int(min(budget, max(1000, self._rate * left)))
+                    budget = int(min(budget, max(100, self._rate * left)))
             ctr = np.zeros(4, dtype=np.int64)
             start = time.perf_counter()
             found, f, lo, hi, lft, rgt = self._search(
@@ -529,6 +531,8 @@ def _layered(rows, W, t, deadline=None):
             return None
         scores = []
         for j in remaining:
+            if deadline is not None and time.perf_counter() > deadline:
+                return None
             bj = bits[:, j]
             hh = h - bj.astype(np.uint64) * keys[j]
             parts, n_nodes = split(pending, bj)
