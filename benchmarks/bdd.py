@@ -39,7 +39,7 @@ QUICK_TIME_LIMIT = 3.0
 SAT_TIME_LIMIT = 30.0  # the SAT cross-check (full run)
 GOAL_TIME_LIMIT = 60.0  # the default time_limit, for the goal rows
 QUICK_GOAL_TIME_LIMIT = 5.0
-SCALE_TIME_LIMIT = 20.0  # per scaling instance (full run)
+SCALE_TIME_LIMIT = 10.0  # per scaling instance (full run)
 QUICK_SCALE_TIME_LIMIT = 2.0
 SCALE_S = (2, 3, 4, 5, 6)  # planted diagram sizes
 SCALE_D = (2, 3, 4, 5)  # max_domain on breast cancer top-6, n = 80
