@@ -250,14 +250,18 @@ def test_float_coded_labels_warn_and_can_be_declared():
         prequential_code_length(W, Z + 0.5, discrete_z=True)
 
 
-def test_token_encoding_is_compact_and_ignores_id_values():
+def test_token_encoding_is_compact_and_ignores_id_values(monkeypatch):
     from scipy import sparse
 
+    import skalgos.metrics._compositionality as comp
     from skalgos.metrics._compositionality import _one_hot
 
     rng = np.random.default_rng(0)
     W = rng.integers(0, 5, size=(40, 3))
     W[:, 0] *= 10**7  # huge ids: a dense code up to the largest id is 40 x 6e7
+    X = _one_hot(W)
+    assert not sparse.issparse(X)  # small: kept dense
+    monkeypatch.setattr(comp, "_DENSE_MAX", 0)
     X = _one_hot(W)
     assert sparse.issparse(X)
     assert X.nnz == W.size and X.shape == (40, sum(len(np.unique(c)) for c in W.T))
@@ -302,6 +306,7 @@ def test_token_code_length_matches_uniform_and_kt_codes():
     assert _token_code_length(Ws) < 200 * np.log(2)
 
 
+@pytest.mark.filterwarnings("ignore::scipy.linalg.LinAlgWarning")  # redundant one-hot
 @pytest.mark.parametrize(
     "shape",
     [
@@ -324,6 +329,7 @@ def test_continuous_k_z_tracks_exact_c_on_lookup_tables(shape):
     assert naive.fit(W, Z).compositionality_ > exact + 0.25 * (exact - 1)
 
 
+@pytest.mark.filterwarnings("ignore::scipy.linalg.LinAlgWarning")  # redundant one-hot
 def test_continuous_compositional_table_beats_holistic_table():
     kw = dict(sentence_length=4, vocab_size=3, z_dim=8, random_state=0)
     W, Z, t_comp = make_lookup_table_language(600, disentanglement=1, **kw)
