@@ -1,20 +1,25 @@
 """Minimum-size BDDs (WitBDD reconstruction): sizes, solve times, accuracy.
 
-Three claims, measured in one run:
+Five claims, measured in one run:
 
 1. size: minimum BDD versus minimum decision tree (the same exact search with
-   sharing switched off) and versus sklearn's fully grown CART tree;
+   sharing switched off) and versus the smallest CART with at most t training
+   errors (best-first growth, the fewest leaves that meet the budget, on the
+   same encoding: the fair baseline), the fully grown CART for reference;
 2. solve time: the witness search versus the SAT encoding (python-sat) of the
    same model, on the same instances;
 3. accuracy: 5-fold CV accuracy at equal size (number of tests) of the
    min-errors BDD, the min-errors tree and CART (``max_leaf_nodes=size+1``
-   on the raw features, the baseline users pick today).
+   on the raw features, the baseline users pick today);
+4. the anytime goals: parity-6 (optimum 11), majority-7 (optimum at most 16)
+   and the default fit on binned breast cancer, at the default time limit;
+5. scaling of the exact search in the solution size s, the domain size D and
+   the largest Hamming distance delta between two examples.
 
 Run: ``python benchmarks/bdd.py`` (``--quick`` for CI).
 """
 
 import itertools
-import re
 import warnings
 
 import numpy as np
@@ -31,6 +36,14 @@ from skalgos.tree._bdd import _Encoding
 # --- parameters --------------------------------------------------------------
 TIME_LIMIT = 60.0  # seconds per exact solve (full run)
 QUICK_TIME_LIMIT = 3.0
+SAT_TIME_LIMIT = 30.0  # the SAT cross-check (full run)
+GOAL_TIME_LIMIT = 60.0  # the default time_limit, for the goal rows
+QUICK_GOAL_TIME_LIMIT = 5.0
+SCALE_TIME_LIMIT = 10.0  # per scaling instance (full run)
+QUICK_SCALE_TIME_LIMIT = 2.0
+SCALE_K = (2, 3, 4, 5)  # parity of k bits: solution size s = 2k - 1
+SCALE_D = (2, 3, 4, 5)  # max_domain on breast cancer top-6, n = 80
+SCALE_DELTA = (2, 4, 6, 8)  # Hamming diameter of the sample
 SIZES = (2, 3, 4)  # accuracy section
 QUICK_SIZES = (2, 3)
 SLACK = (0, 2)  # error budgets: forced errors + slack
@@ -75,11 +88,13 @@ def breast_cancer_top6():
 
 
 def forced_errors(X, y, D):
-    try:
-        BDDClassifier(max_domain=D).fit(X, y)
-        return 0
-    except ValueError as exc:
-        return int(re.search(r">= (\d+)", str(exc)).group(1))
+    """Errors forced by identical (binned) rows with different labels."""
+    codes = _Encoding(np.asarray(X, float), D).codes
+    _, inv = np.unique(codes, axis=0, return_inverse=True)
+    _, y_enc = np.unique(y, return_inverse=True)
+    counts = np.zeros((inv.max() + 1, y_enc.max() + 1), dtype=int)
+    np.add.at(counts, (inv.reshape(-1), y_enc), 1)
+    return int((counts.sum(axis=1) - counts.max(axis=1)).sum())
 
 
 def cart_inner_nodes(X, y, D):
@@ -87,6 +102,24 @@ def cart_inner_nodes(X, y, D):
     enc = _Encoding(np.asarray(X, float), D)
     cart = DecisionTreeClassifier(random_state=RANDOM_STATE).fit(enc.codes, y)
     return int((cart.tree_.children_left >= 0).sum())
+
+
+def smallest_cart(X, y, D, t):
+    """Inner nodes of the smallest best-first CART with at most t errors.
+
+    ``max_leaf_nodes`` grows one split at a time (best first), so the training
+    errors are non-increasing in it; the first count that meets the budget is
+    the smallest such CART (on the encoding the exact search sees).
+    """
+    enc = _Encoding(np.asarray(X, float), D)
+    full = DecisionTreeClassifier(random_state=RANDOM_STATE).fit(enc.codes, y)
+    for leaves in range(2, full.get_n_leaves() + 1):
+        cart = DecisionTreeClassifier(
+            max_leaf_nodes=leaves, random_state=RANDOM_STATE
+        ).fit(enc.codes, y)
+        if (cart.predict(enc.codes) != y).sum() <= t:
+            return leaves - 1
+    return full.get_n_leaves() - 1
 
 
 def solve(func, *args, **kwargs):
@@ -100,6 +133,7 @@ def solve(func, *args, **kwargs):
 def main():
     args = parse_args("bdd", __doc__.splitlines()[0])
     limit = QUICK_TIME_LIMIT if args.quick else TIME_LIMIT
+    sat_limit = QUICK_TIME_LIMIT if args.quick else SAT_TIME_LIMIT
     try:
         import pysat  # noqa: F401
 
@@ -107,6 +141,8 @@ def main():
     except ImportError:  # pragma: no cover
         have_sat = False
 
+    # load the compiled kernels once, outside every timed fit
+    BDDClassifier().fit(cube(3), cube(3).sum(1).astype(int) % 2)
     size_rows, time_rows = [], []
     for name, (X, y, D) in instances(args.quick).items():
         forced = forced_errors(X, y, D)
@@ -116,21 +152,24 @@ def main():
             kw = dict(max_domain=D, max_errors=t, time_limit=limit)
             bdd, tb = solve(BDDClassifier(**kw).fit, X, y)
             tree, tt = solve(min_decision_tree, X, y, **kw)
+            small = smallest_cart(X, y, D, t)
             opt = "yes" if bdd.is_optimal_ and tree.is_optimal_ else "no (time limit)"
             size_rows.append(
                 [
                     name,
                     t,
-                    bdd.n_inner_nodes_,
-                    tree.n_inner_nodes_,
+                    _bound(bdd),
+                    _bound(tree),
+                    small,
                     cart,
                     tree.n_inner_nodes_ / max(bdd.n_inner_nodes_, 1),
-                    cart / max(bdd.n_inner_nodes_, 1),
+                    small / max(bdd.n_inner_nodes_, 1),
                     opt,
                 ]
             )
             if have_sat:
-                sat, ts = solve(BDDClassifier(solver="sat", **kw).fit, X, y)
+                kw_sat = dict(kw, time_limit=sat_limit)
+                sat, ts = solve(BDDClassifier(solver="sat", **kw_sat).fit, X, y)
                 agree = "yes" if sat.n_inner_nodes_ == bdd.n_inner_nodes_ else "no"
                 if not (sat.is_optimal_ and bdd.is_optimal_):
                     agree += " (time limit)"
@@ -148,6 +187,8 @@ def main():
                 )
             print(f"{name} t={t}: bdd {bdd.n_inner_nodes_} tree {tree.n_inner_nodes_}")
 
+    goal_rows, goal_limit = goals(args.quick)
+    scale_rows, scale_limit = scaling(args.quick)
     acc_rows = []
     Xi, yi = load_iris(return_X_y=True)
     data = {"iris (3 classes), D=3": (Xi, yi, 3)}
@@ -189,18 +230,51 @@ def main():
 
     sections = [
         (
-            "Size: minimum BDD vs minimum tree vs full CART (inner nodes)",
+            "Size: minimum BDD vs minimum tree vs smallest CART with <= t errors "
+            "(inner nodes; '[lb, ub]' = not proven within the limit)",
             [
                 "instance",
                 "max_errors t",
                 "min BDD",
                 "min tree",
+                "smallest CART <= t errors",
                 "CART full",
                 "ratio tree/BDD",
-                "ratio CART/BDD",
+                "ratio CART(<= t)/BDD",
                 "both proven optimal",
             ],
             size_rows,
+        ),
+        (
+            f"Anytime goals at time_limit={goal_limit:g} s (defaults otherwise)",
+            [
+                "instance",
+                "goal",
+                "size found",
+                "lower bound",
+                "proven optimal",
+                "fit seconds",
+                "ratio size/optimum",
+                "goal met",
+            ],
+            goal_rows,
+        ),
+        (
+            f"Scaling of the exact search (time_limit={scale_limit:g} s each; "
+            "'>=' = capped, a lower bound on the time)",
+            [
+                "parameter",
+                "value",
+                "instance",
+                "n unique rows",
+                "D (max values)",
+                "delta",
+                "size",
+                "proven optimal",
+                "search nodes",
+                "seconds",
+            ],
+            scale_rows,
         ),
         (
             "Solve time: witness search vs SAT encoding (min_size, seconds)",
@@ -231,6 +305,116 @@ def main():
         ),
     ]
     report(args, "BDDClassifier (skalgos.tree)", sections)
+
+
+def _bound(est):
+    if est.is_optimal_:
+        return est.n_inner_nodes_
+    return f"[{est.lower_bound_}, {est.n_inner_nodes_}]"
+
+
+def goals(quick):
+    limit = QUICK_GOAL_TIME_LIMIT if quick else GOAL_TIME_LIMIT
+    X6, X7 = cube(6), cube(7)
+    Xb, yb = load_breast_cancer(return_X_y=True)
+    cases = [
+        ("parity-6", X6, X6.sum(1).astype(int) % 2, {}, 11, "proven optimal (11)"),
+        ("majority-7", X7, (X7.sum(1) >= 4).astype(int), {}, 16, "size <= 1.5 x 16"),
+        (
+            "breast cancer, 569 x 30, D=3",
+            Xb,
+            yb,
+            dict(max_domain=3),
+            None,
+            f"returns within {limit:g} s",
+        ),
+    ]
+    rows = []
+    for name, X, y, kw, opt, goal in cases:
+        est, t = solve(BDDClassifier(time_limit=limit, **kw).fit, X, y)
+        ratio = est.n_inner_nodes_ / opt if opt else "-"
+        if name == "parity-6":
+            met = est.is_optimal_ and est.n_inner_nodes_ == 11
+        elif name == "majority-7":
+            met = est.n_inner_nodes_ <= 1.5 * 16
+        else:
+            met = t <= limit + 5
+        rows.append(
+            [
+                name,
+                goal,
+                est.n_inner_nodes_,
+                est.lower_bound_,
+                "yes" if est.is_optimal_ else "no",
+                t,
+                ratio,
+                "yes" if met else "NO",
+            ]
+        )
+        print(f"goal {name}: {est.n_inner_nodes_} [{est.lower_bound_}] {t:.1f} s")
+    return rows, limit
+
+
+def scaling(quick):
+    limit = QUICK_SCALE_TIME_LIMIT if quick else SCALE_TIME_LIMIT
+    rng = np.random.default_rng(RANDOM_STATE)
+    rows = []
+
+    def run(param, value, name, X, y, D=None, t=0):
+        enc = _Encoding(np.asarray(X, float), D)
+        codes = np.unique(enc.codes, axis=0)
+        diffs = (codes[:, None, :] != codes[None, :, :]).sum(axis=2)
+        est, sec = solve(
+            BDDClassifier(max_domain=D, max_errors=t, time_limit=limit).fit, X, y
+        )
+        rows.append(
+            [
+                param,
+                value,
+                name,
+                len(codes),
+                int(enc.n_values.max()),
+                int(diffs.max()),
+                _bound(est),
+                "yes" if est.is_optimal_ else "no",
+                est.search_nodes_,
+                f"{sec:.3g}" if est.is_optimal_ else f">= {sec:.3g}",
+            ]
+        )
+
+    for k in SCALE_K[:2] if quick else SCALE_K:
+        # parity of the first k of 8 random bits: minimum size 2k - 1
+        X = rng.integers(0, 2, size=(96, 8)).astype(float)
+        y = X[:, :k].sum(axis=1).astype(int) % 2
+        run("s (parity of k bits, s <= 2k - 1)", k, "parity, 8 random bits, n=96", X, y)
+    Xb, yb = breast_cancer_top6()
+    idx = np.random.default_rng(RANDOM_STATE).choice(len(yb), 80, replace=False)
+    for D in SCALE_D[:2] if quick else SCALE_D:
+        run(
+            "D (max_domain)",
+            D,
+            "breast cancer top-6, n=80, t=forced",
+            Xb[idx],
+            yb[idx],
+            D,
+            forced_errors(Xb[idx], yb[idx], D),
+        )
+    for delta in SCALE_DELTA[:2] if quick else SCALE_DELTA:
+        # points within Hamming distance delta / 2 of a centre: diameter delta
+        d = 12
+        centre = rng.integers(0, 2, size=d)
+        X = np.tile(centre, (96, 1))
+        for row in X:
+            flip = rng.choice(
+                d, size=int(rng.integers(0, delta // 2 + 1)), replace=False
+            )
+            row[flip] = 1 - row[flip]
+        X = X.astype(float)
+        y = (X[:, :4].sum(axis=1) + X[:, 4:8].sum(axis=1) * 2) % 3 % 2
+        run(
+            "delta (Hamming diameter)", delta, "ball in 12 bits, n=96", X, y.astype(int)
+        )
+    return rows, limit
 
 
 if __name__ == "__main__":

@@ -218,9 +218,10 @@ def _tighten(f, lo, hi, codes, left, right):
 class _WitnessOracle:
     """The Numba branching search of ``_kernels``, with a persistent cache."""
 
-    def __init__(self, rows, W, n_values, share, random_state):
+    def __init__(self, rows, W, n_values, share, random_state, log=None):
         from ._kernels import _new_cache, _search
 
+        self._log = log
         self._search = _search
         self.rows, self.W, self.n_values, self.share = rows, W, n_values, share
         rng = check_random_state(random_state)
@@ -233,14 +234,16 @@ class _WitnessOracle:
 
     def __call__(self, s, t, deadline):
         """``(found, arrays)``; ``found is None`` when the deadline passed."""
-        budget = 20_000
+        # a small first budget measures the rate of search nodes, so that
+        # the time limit is kept even where one node costs milliseconds
+        budget = 2_000
         while True:
             if deadline is not None:
                 left = deadline - time.perf_counter()
                 if left <= 0:
                     return None, None
                 if self._rate is not None:
-                    budget = int(min(budget, max(1000, self._rate * left)))
+                    budget = int(min(budget, max(100, self._rate * left)))
             ctr = np.zeros(4, dtype=np.int64)
             start = time.perf_counter()
             found, f, lo, hi, lft, rgt = self._search(
@@ -266,6 +269,11 @@ class _WitnessOracle:
                 return True, (f[:n], lo[:n], hi[:n], lft[:n], rgt[:n])
             # budget exhausted: refutations stay cached, so a rerun resumes
             budget *= 2
+            if self._log is not None:
+                self._log(
+                    f"  size {s}: {self.search_nodes} search nodes, "
+                    f"{len(self.cache)} refuted states cached"
+                )
 
 
 class _SatOracle:
@@ -436,6 +444,128 @@ def _greedy(codes, y_enc, n_classes, max_size, max_errors, random_state, merge=T
     return f, lo, hi, lft, rgt, root
 
 
+def _layered(rows, W, t, deadline=None):
+    """A layered upper bound: one test per level, compatible row sets merged.
+
+    Builds an ordered-BDD-like diagram on the unique rows: level by level, a
+    test ``code[f] <= a`` is chosen greedily (the fewest nodes on this level
+    plus row sets on the next), every pending row set that it splits gets a
+    node, and the row sets of the next level are merged whenever no two of
+    their rows have different labels and equal outcomes on every test still
+    unused (a first-fit clique cover), so one subgraph can serve them all.
+    Pure sets go to their sink, impure ones too while the error budget lasts.
+    This is the classic reduction of ordered BDDs applied to incompletely
+    specified functions; it finds the optimum on symmetric functions (parity,
+    majority) in milliseconds. Returns node arrays or None past the deadline.
+    """
+    m, d = rows.shape
+    n_values = rows.max(axis=0) + 1
+    tests = [(f, a) for f in range(d) for a in range(int(n_values[f]) - 1)]
+    bits = np.array([rows[:, f] <= a for f, a in tests], dtype=bool).T
+    keys = np.random.default_rng(0).integers(1, 2**62, size=len(tests))
+    keys = keys.astype(np.uint64)
+    label = W.argmax(axis=1)
+    cost_row = W.sum(axis=1) - W.max(axis=1)  # forced errors of each row
+    # hash of each row's outcomes on the tests still unused
+    h = (bits.astype(np.uint64) * keys).sum(axis=1, dtype=np.uint64)
+    remaining = list(range(len(tests)))
+    feat, lo, lft, rgt = [], [], [], []
+    root = [-1]
+    t_rem = t - int(cost_row.sum())
+
+    def extra_cost(S):
+        cnt = W[S].sum(axis=0)
+        return int(cnt.sum() - cnt.max() - cost_row[S].sum()), int(cnt.argmax())
+
+    def resolve(refs, target):
+        for node, side in refs:
+            if node < 0:
+                root[0] = target
+            else:
+                (lft if side == 0 else rgt)[node] = target
+
+    def merge(sets, hh):
+        groups = []
+        for S, refs in sorted(sets, key=lambda p: -len(p[0])):
+            for g in groups:
+                tab = g[2]
+                if all(tab.get(hh[r], label[r]) == label[r] for r in S):
+                    g[0].append(S)
+                    g[1].extend(refs)
+                    tab.update((hh[r], label[r]) for r in S)
+                    break
+            else:
+                groups.append(([S], list(refs), {hh[r]: label[r] for r in S}))
+        return [(np.concatenate(g[0]), g[1]) for g in groups]
+
+    def settle(sets, budget):
+        keep, cand = [], []
+        for S, refs in sets:
+            c, k = extra_cost(S)
+            if c == 0:
+                resolve(refs, -(k + 1))
+            else:
+                cand.append((c, k, S, refs))
+        for c, k, S, refs in sorted(cand, key=lambda p: p[0]):
+            if c <= budget:
+                budget -= c
+                resolve(refs, -(k + 1))
+            else:
+                keep.append((S, refs))
+        return keep, budget
+
+    def split(pending, bj):
+        out, n_nodes = [], 0
+        for S, refs in pending:
+            go = bj[S]
+            if go.any() and not go.all():
+                n_nodes += 1
+                out.append((S, refs, S[go], S[~go]))
+            else:
+                out.append((S, refs, None, None))
+        return out, n_nodes
+
+    pending, t_rem = settle([(np.arange(m), [(-1, 0)])], t_rem)
+    while pending:
+        if (deadline is not None and time.perf_counter() > deadline) or not remaining:
+            return None
+        scores = []
+        for j in remaining:
+            if deadline is not None and time.perf_counter() > deadline:
+                return None
+            bj = bits[:, j]
+            hh = h - bj.astype(np.uint64) * keys[j]
+            parts, n_nodes = split(pending, bj)
+            nxt = []
+            for S, _, a, b in parts:
+                nxt.extend([(a, []), (b, [])] if a is not None else [(S, [])])
+            nxt = [(S, r) for S, r in nxt if extra_cost(S)[0] > 0]
+            scores.append((n_nodes + len(merge(nxt, hh)), n_nodes == 0, j))
+        j = min(scores)[2]
+        remaining.remove(j)
+        bj = bits[:, j]
+        h = h - bj.astype(np.uint64) * keys[j]
+        parts, _ = split(pending, bj)
+        children = []
+        for S, refs, a, b in parts:
+            if a is None:
+                children.append((S, refs))
+                continue
+            v = len(feat)
+            feat.append(tests[j][0])
+            lo.append(tests[j][1])
+            lft.append(0)
+            rgt.append(0)
+            resolve(refs, v)
+            children.extend([(a, [(v, 0)]), (b, [(v, 1)])])
+        pending, t_rem = settle(children, t_rem)
+        pending = merge(pending, h)
+    if root[0] < 0:
+        return None  # a single sink: the caller's trivial case
+    arr = [np.asarray(a, dtype=np.int64) for a in (feat, lo, lft, rgt)]
+    return arr[0], arr[1], arr[1] + 1, arr[2], arr[3]
+
+
 # ---------------------------------------------------------------------------
 # The estimator
 # ---------------------------------------------------------------------------
@@ -476,10 +606,17 @@ class BDDClassifier(ClassifierMixin, BaseEstimator):
         python-sat (optional dependency), a cross-check. ``"greedy"``: CART on
         the encoded features followed by merging isomorphic subgraphs, an
         upper bound that scales to large data (never optimal in general).
-    time_limit : float or None, default=None
-        Wall-clock limit in seconds for the exact solvers. When it is reached,
-        the best diagram found so far (at worst the greedy one) is returned,
-        ``is_optimal_`` is False and a ``ConvergenceWarning`` is raised.
+    time_limit : float or None, default=60.0
+        Wall-clock limit in seconds for the exact solvers (the search is
+        anytime). When it is reached, the best diagram found so far is
+        returned, ``is_optimal_`` is False, ``lower_bound_`` holds the
+        smallest size not yet refuted and a ``ConvergenceWarning`` is raised.
+        ``None`` searches until the optimum is proven, however long it takes.
+    bound_fraction : float in [0, 1], default=0.25
+        Share of ``time_limit`` given to the upper bounds computed before the
+        exact BDD search (the layered heuristic and the minimum decision
+        tree); the exact search keeps the rest, so a hard tree bound cannot
+        use up the whole limit. Ignored when ``time_limit`` is None.
     max_domain : int or None, default=None
         If set, each feature with more distinct training values is cut into at
         most this many equal-frequency bins (computed on ranks), the paper's
@@ -489,7 +626,9 @@ class BDDClassifier(ClassifierMixin, BaseEstimator):
         Seeds the row hashing of the search cache and the greedy CART; the
         size found does not depend on it.
     verbose : int, default=0
-        Print one line per size (or error budget) tried.
+        Print progress: each upper bound found, then one line per size (or
+        error budget) tried with the bounds so far; ``verbose >= 2`` adds a
+        line each time a long search of one size doubles its node budget.
 
     Attributes
     ----------
@@ -556,11 +695,22 @@ class BDDClassifier(ClassifierMixin, BaseEstimator):
     exponential in the size ``s`` with a base that grows with the number of
     candidate tests (hence ``max_domain``) and the number of open nodes. The
     paper's running-time bound in ``s``, ``D`` and the Hamming distance ``δ``
-    is not claimed for it. The size search goes upward from 1 (Witty's
-    "increase" strategy); the upper bound is the minimum decision tree, found
-    first by the same search without sharing (much cheaper), or else the
-    greedy diagram. ``objective="min_errors"`` bisects the error budget at
-    the fixed size cap. At most four million refuted states are cached.
+    is not claimed for it.
+
+    **The anytime size search (ours).** Three upper bounds come first: the
+    greedy diagram (CART with isomorphic subgraphs merged), a layered
+    heuristic (one test per level, the row sets of a level merged whenever no
+    two of their rows have different labels and agree on every unused test:
+    the reduction of ordered BDDs applied to data; it meets the optimum of
+    parity and majority functions in milliseconds) and the minimum decision
+    tree (the same search without sharing). The last two get
+    ``bound_fraction`` of ``time_limit``; the exact BDD search then goes
+    upward from size 1 (Witty's "increase" strategy) below the best upper
+    bound with the rest, so every refuted size raises ``lower_bound_``. When
+    the limit stops it, the best diagram found is returned with
+    ``is_optimal_=False``. ``objective="min_errors"`` bisects the error
+    budget at the fixed size cap. At most four million refuted states are
+    cached.
 
     **Other choices of ours.** Raw thresholds are midpoints between the
     training values on either side of the chosen gap, as in CART. Nodes that
@@ -595,6 +745,7 @@ class BDDClassifier(ClassifierMixin, BaseEstimator):
         "objective": [StrOptions({"min_size", "min_errors"})],
         "solver": [StrOptions({"witness", "sat", "greedy"})],
         "time_limit": [Interval(Real, 0, None, closed="neither"), None],
+        "bound_fraction": [Interval(Real, 0, 1, closed="both")],
         "max_domain": [Interval(Integral, 2, None, closed="left"), None],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
@@ -606,7 +757,8 @@ class BDDClassifier(ClassifierMixin, BaseEstimator):
         max_errors=0,
         objective="min_size",
         solver="witness",
-        time_limit=None,
+        time_limit=60.0,
+        bound_fraction=0.25,
         max_domain=None,
         random_state=None,
         verbose=0,
@@ -616,6 +768,7 @@ class BDDClassifier(ClassifierMixin, BaseEstimator):
         self.objective = objective
         self.solver = solver
         self.time_limit = time_limit
+        self.bound_fraction = bound_fraction
         self.max_domain = max_domain
         self.random_state = random_state
         self.verbose = verbose
@@ -642,6 +795,7 @@ class BDDClassifier(ClassifierMixin, BaseEstimator):
 
     def _fit(self, X, y, share):
         start = time.perf_counter()
+        self._start = start
         X, y = validate_data(self, X, y, dtype=np.float64)
         check_classification_targets(y)
         self.classes_, y_enc = np.unique(y, return_inverse=True)
@@ -656,7 +810,7 @@ class BDDClassifier(ClassifierMixin, BaseEstimator):
                     "values; the exact search grows quickly with the domain size. "
                     "Set max_domain (e.g. max_domain=8) to bin them.",
                     UserWarning,
-                    stacklevel=3,
+                    stacklevel=4 if share else 3,
                 )
         enc = _Encoding(X, self.max_domain)
         codes = enc.codes
@@ -709,7 +863,7 @@ class BDDClassifier(ClassifierMixin, BaseEstimator):
                 f"found ({self.n_inner_nodes_} inner nodes, "
                 f"{self.training_errors_} training errors), not proven optimal.",
                 ConvergenceWarning,
-                stacklevel=3,
+                stacklevel=4 if share else 3,
             )
         return self
 
@@ -718,7 +872,8 @@ class BDDClassifier(ClassifierMixin, BaseEstimator):
             if not share:
                 raise ValueError("min_decision_tree supports solver='witness' only.")
             return _SatOracle(rows, W, enc.n_values)
-        return _WitnessOracle(rows, W, enc.n_values, share, self.random_state)
+        log = self._log if self.verbose >= 2 else None
+        return _WitnessOracle(rows, W, enc.n_values, share, self.random_state, log)
 
     def _finish(self, arrays, codes, share=True):
         f, lo, hi, lft, rgt = arrays
@@ -726,6 +881,11 @@ class BDDClassifier(ClassifierMixin, BaseEstimator):
 
     def _trivial(self, y_enc):
         return _empty_arrays() + (-(int(np.bincount(y_enc).argmax()) + 1),)
+
+    def _log(self, msg):
+        if self.verbose:
+            elapsed = time.perf_counter() - self._start
+            print(f"[BDDClassifier] {elapsed:7.2f} s  {msg}", flush=True)
 
     def _min_size(self, codes, y_enc, rows, W, enc, share, majority_cost, deadline, t):
         if majority_cost <= t:
@@ -742,44 +902,72 @@ class BDDClassifier(ClassifierMixin, BaseEstimator):
             return greedy, len(greedy[0]) <= 1, 1, 0
         best = greedy if greedy_ok else None
         upper = len(greedy[0]) if greedy_ok else np.inf
-        lower, s, nodes = 1, 1, 0
+        self._log(f"greedy CART, subgraphs merged: {upper} inner nodes")
+        # the tree bound and the layered heuristic share one budget, so that
+        # the exact BDD search always keeps the rest of the time limit
+        bound_deadline = deadline
+        if deadline is not None:
+            bound_deadline = min(
+                deadline, time.perf_counter() + self.bound_fraction * self.time_limit
+            )
+        if share and upper > 1:
+            arrays = _layered(rows, W, t, bound_deadline)
+            if arrays is not None:
+                cand = self._finish(arrays, codes, share)
+                if _errors(cand, codes, y_enc) <= t and len(cand[0]) < upper:
+                    best, upper = cand, len(cand[0])
+                self._log(f"layered heuristic: {len(cand[0])} inner nodes")
+            else:
+                self._log("layered heuristic: out of its time budget")
+        nodes = 0
         if share and self.solver == "witness" and upper > 1:
-            # a minimum tree is a diagram: its size is a much better upper bound
-            # than CART's, and the tree search (no sharing) is cheap
+            # a minimum tree is a diagram, and the tree search (no sharing) is
+            # much cheaper than the BDD search: another upper bound
             tree_oracle = _WitnessOracle(
                 rows, W, enc.n_values, False, self.random_state
             )
+            s = 1
             while s < upper:
-                found, arrays = tree_oracle(s, t, deadline)
+                found, arrays = tree_oracle(s, t, bound_deadline)
                 if found is None:
+                    self._log(f"tree bound: out of its time budget at size {s}")
                     break
                 if found:
                     best = self._finish(arrays, codes, share=False)
                     upper = len(best[0])
+                    self._log(f"tree bound: minimum tree has {upper} inner nodes")
                     break
                 s += 1
+            else:
+                self._log(f"tree bound: no tree below {upper} inner nodes")
             nodes = tree_oracle.search_nodes
-            s = 1
+        lower, s = 1, 1
         cap = upper - 1 if self.max_size is None else min(upper - 1, self.max_size)
         oracle = self._oracle(rows, W, enc, share)
         oracle.search_nodes = nodes
         while s <= cap:
             found, arrays = oracle(s, t, deadline)
-            if self.verbose:
-                print(f"[BDDClassifier] size {s}: {found}")
             if found is None:  # out of time
+                self._log(
+                    f"size {s}: time limit reached; best {upper}, lower bound {s}"
+                )
                 break
             if found:
                 best = self._finish(arrays, codes, share)
-                lower = s
-                return best, True, lower, oracle.search_nodes
+                self._log(f"size {s}: found, optimal")
+                return best, True, s, oracle.search_nodes
             lower = s + 1
+            self._log(
+                f"size {s}: refuted ({oracle.search_nodes} search nodes); "
+                f"bounds [{lower}, {upper}]"
+            )
             s += 1
         else:
-            # every size below the greedy one is refuted
+            # every size below the best one found is refuted
             if best is not None and (
                 self.max_size is None or len(best[0]) <= self.max_size
             ):
+                self._log(f"all sizes below {len(best[0])} refuted: optimal")
                 return best, True, len(best[0]), oracle.search_nodes
         if best is None or (self.max_size is not None and len(best[0]) > self.max_size):
             if s > cap:
@@ -825,8 +1013,7 @@ class BDDClassifier(ClassifierMixin, BaseEstimator):
         while lo < hi:
             mid = (lo + hi) // 2
             found, arrays = oracle(s, mid, deadline)
-            if self.verbose:
-                print(f"[BDDClassifier] errors <= {mid}: {found}")
+            self._log(f"errors <= {mid} with {s} inner nodes: {found}")
             if found is None:
                 optimal = False
                 break
@@ -966,17 +1153,16 @@ class BDDClassifier(ClassifierMixin, BaseEstimator):
         lines = ["digraph BDD {", '  node [fontname="helvetica"];']
         sinks = set()
         for v in range(s):
-            lines.append(
-                f'  {v} [shape=box, label="{fnames[self.feature_[v]]} <= '
-                f'{self.threshold_[v]:.4g}"];'
+            label = _dot_escape(
+                f"{fnames[self.feature_[v]]} <= {self.threshold_[v]:.4g}"
             )
+            lines.append(f'  {v} [shape=box, label="{label}"];')
             sinks.update(c for c in (self.left_[v], self.right_[v]) if c < 0)
         if self.root_ < 0:
             sinks.add(self.root_)
         for c in sorted(sinks, reverse=True):
-            lines.append(
-                f'  {s - c - 1} [shape=ellipse, label="class = {cnames[-c - 1]}"];'
-            )
+            label = _dot_escape(f"class = {cnames[-c - 1]}")
+            lines.append(f'  {s - c - 1} [shape=ellipse, label="{label}"];')
         for v in range(s):
             for child, lab in ((self.left_[v], "True"), (self.right_[v], "False")):
                 target = child if child >= 0 else s - child - 1
@@ -1024,6 +1210,12 @@ class BDDClassifier(ClassifierMixin, BaseEstimator):
         return tags
 
 
+def _dot_escape(text):
+    """Text safe inside a double-quoted DOT string (backslashes, quotes, lines)."""
+    text = str(text).replace("\\", "\\\\").replace('"', '\\"')
+    return text.replace("\n", "\\n")
+
+
 def _errors(result, codes, y_enc):
     f, lo, _, lft, rgt, root = result
     if root < 0:
@@ -1039,7 +1231,7 @@ def min_decision_tree(
     max_size=None,
     max_errors=0,
     objective="min_size",
-    time_limit=None,
+    time_limit=60.0,
     max_domain=None,
     random_state=None,
 ):

@@ -206,3 +206,135 @@ def test_too_few_samples_for_chunking():
         prequential_code_length(W, Z, min_size=50)
     with pytest.raises(TypeError, match="classifier"):
         prequential_code_length(W, Z, estimator=Ridge(), min_size=2)
+
+
+# --- issue 26: input handling, repeats, K(Z) of a continuous Z ----------------
+
+
+def test_constant_z_column_with_partial_fit_classifier():
+    # the default MLPClassifier has partial_fit; a constant column used to
+    # crash with "shape mismatch". It carries no information: C is unchanged
+    W, Z = make_object_language(2, 3, 12, random_state=3)
+    Zc = np.column_stack([Z, np.full(len(Z), 7)])
+    est = RepresentationalCompositionality(random_state=0, **FAST)
+    c = est.fit(W, Z).compositionality_
+    assert est.fit(W, Zc).compositionality_ == pytest.approx(c, rel=1e-9)
+
+
+def test_string_categorical_z_equals_integer_codes():
+    W, Z = make_object_language(2, 3, 12, random_state=4)
+    names = np.array([["ab"[0] + "xyz"[v], "cd"[1] + "uvw"[v]] for v, _ in Z])
+    names[:, 1] = np.array(["q" + "uvw"[v] for v in Z[:, 1]])
+    est = RepresentationalCompositionality(random_state=0, **FAST)
+    c_int = est.fit(W, Z).compositionality_
+    # string labels sorted as the integers are: the same codes, the same C
+    assert est.fit(W, names).compositionality_ == pytest.approx(c_int, rel=1e-12)
+    objects = names.astype(object)
+    assert est.fit(W, objects).compositionality_ == pytest.approx(c_int, rel=1e-12)
+
+
+def test_float_coded_labels_warn_and_can_be_declared():
+    W, Z = make_object_language(2, 3, 12, random_state=5)
+    est = RepresentationalCompositionality(random_state=0, **FAST)
+    c_int = est.fit(W, Z).compositionality_
+    with pytest.warns(UserWarning, match="whole number"):
+        est.fit(W, Z.astype(float))
+    est.set_params(discrete_z=True)
+    assert est.fit(W, Z.astype(float)).compositionality_ == pytest.approx(c_int)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        est.set_params(discrete_z=False).fit(W, Z.astype(float))
+    with pytest.raises(ValueError, match="non-integer"):
+        prequential_code_length(W, Z + 0.5, discrete_z=True)
+
+
+def test_token_encoding_is_compact_and_ignores_id_values(monkeypatch):
+    from scipy import sparse
+
+    import skalgos.metrics._compositionality as comp
+    from skalgos.metrics._compositionality import _one_hot
+
+    rng = np.random.default_rng(0)
+    W = rng.integers(0, 5, size=(40, 3))
+    W[:, 0] *= 10**7  # huge ids: a dense code up to the largest id is 40 x 6e7
+    X = _one_hot(W)
+    assert not sparse.issparse(X)  # small: kept dense
+    monkeypatch.setattr(comp, "_DENSE_MAX", 0)
+    X = _one_hot(W)
+    assert sparse.issparse(X)
+    assert X.nnz == W.size and X.shape == (40, sum(len(np.unique(c)) for c in W.T))
+    # only the identity of the tokens matters, not their numeric ids
+    W2, Z = make_object_language(2, 3, 12, random_state=6)
+    est = RepresentationalCompositionality(random_state=0, **FAST)
+    c = est.fit(W2, Z).compositionality_
+    assert est.fit(W2 * 1000 + 3, Z).compositionality_ == pytest.approx(c)
+
+
+def test_n_repeats_mean_and_std():
+    W, Z = make_object_language(2, 3, 12, random_state=7)
+    one = RepresentationalCompositionality(random_state=0, **FAST).fit(W, Z)
+    assert one.compositionality_std_ == 0.0
+    assert one.compositionalities_.tolist() == [one.compositionality_]
+    rep = RepresentationalCompositionality(n_repeats=3, random_state=0, **FAST)
+    rep.fit(W, Z)
+    cs = rep.compositionalities_
+    assert cs.shape == (3,) and len(rep.curves_) == 3
+    assert rep.compositionality_ == pytest.approx(cs.mean())
+    assert rep.compositionality_std_ == pytest.approx(np.std(cs, ddof=1))
+    assert rep.compositionality_std_ > 0  # orders and initialisations differ
+    lengths = [c.code_length for c in rep.curves_]
+    assert rep.k_z_given_w_ == pytest.approx(np.mean(lengths))
+    assert rep.k_z_given_w_std_ == pytest.approx(np.std(lengths, ddof=1))
+
+
+def test_token_code_length_matches_uniform_and_kt_codes():
+    from scipy.special import gammaln
+
+    from skalgos.metrics._compositionality import _token_code_length
+
+    rng = np.random.default_rng(1)
+    W = rng.integers(0, 4, size=(200, 3))
+    uniform = 200 * 3 * np.log(4) + 3 * np.log(4) + np.log(3) + np.log(2)
+    assert _token_code_length(W) == pytest.approx(uniform)
+    # a skewed position: the adaptive (KT) code is shorter and exact
+    Ws = np.zeros((200, 1), int)
+    Ws[:5] = 1
+    kt = gammaln(201) - gammaln(1) - (gammaln(195.5) + gammaln(5.5) - 2 * gammaln(0.5))
+    assert _token_code_length(Ws) == pytest.approx(kt + np.log(2) + np.log(2))
+    assert _token_code_length(Ws) < 200 * np.log(2)
+
+
+@pytest.mark.filterwarnings("ignore::scipy.linalg.LinAlgWarning")  # redundant one-hot
+@pytest.mark.parametrize(
+    "shape",
+    [
+        dict(sentence_length=4, vocab_size=5, z_dim=8),
+        dict(sentence_length=2, vocab_size=5, z_dim=16),
+    ],
+)
+def test_continuous_k_z_tracks_exact_c_on_lookup_tables(shape):
+    # a well-specified model (a lookup table is linear in the per-position
+    # one-hot code), every sample coded (val_size=0): the two-part K(Z)
+    # gives C within 25% of the exact C - 1, from below, where the old
+    # marginal-Gaussian K(Z) (an upper bound on K(Z)) overshoots by far more
+    W, Z, terms = make_lookup_table_language(600, random_state=0, **shape)
+    exact = terms["compositionality"]
+    kw = dict(val_size=0.0, random_state=0)
+    est = RepresentationalCompositionality(Ridge(alpha=1e-6), **kw).fit(W, Z)
+    assert abs(est.compositionality_ - exact) <= 0.25 * (exact - 1)
+    assert est.compositionality_ <= exact + 1e-9
+    naive = RepresentationalCompositionality(Ridge(alpha=1e-6), k_z="naive", **kw)
+    assert naive.fit(W, Z).compositionality_ > exact + 0.25 * (exact - 1)
+
+
+@pytest.mark.filterwarnings("ignore::scipy.linalg.LinAlgWarning")  # redundant one-hot
+def test_continuous_compositional_table_beats_holistic_table():
+    kw = dict(sentence_length=4, vocab_size=3, z_dim=8, random_state=0)
+    W, Z, t_comp = make_lookup_table_language(600, disentanglement=1, **kw)
+    Wh, Zh, t_hol = make_lookup_table_language(600, disentanglement=4, **kw)
+    assert t_comp["compositionality"] > t_hol["compositionality"]
+    for model, extra in [(Ridge(alpha=1e-6), {}), (None, FAST)]:
+        est = RepresentationalCompositionality(model, random_state=0, **extra)
+        assert est.fit(W, Z).compositionality_ > est.fit(Wh, Zh).compositionality_

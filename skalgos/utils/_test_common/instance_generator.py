@@ -498,7 +498,9 @@ def _object_language(random_state):
 
 _METRICS = {
     "RepresentationalCompositionality": dict(
-        init=dict(min_size=5, increment=20, max_epochs=3, patience=1),
+        # sklearn's checks pass labels stored as floats (0.0 / 1.0): declared
+        # categorical, as the float-label warning tells users to do
+        init=dict(min_size=5, increment=20, max_epochs=3, patience=1, discrete_z=True),
         data=_object_language,
         output=lambda est, W: np.array([est.compositionality_, est.k_z_given_w_]),
         grid={"increment": [20, 30]},
