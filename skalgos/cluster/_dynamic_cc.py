@@ -516,10 +516,12 @@ class DynamicCorrelationClustering(ClusterMixin, BaseEstimator):
                 )
         except ImportError:  # pragma: no cover
             pass
+        # Read the block's arrays without copying or modifying them: the cost
+        # is O(m + e log e) for e stored entries, never O(n_nodes_seen_).
         if sp.issparse(X):
-            B = sp.csr_array(X, dtype=float, copy=True)
+            B = X if X.format == "csr" else sp.csr_array(X)
         else:
-            B = np.array(X, dtype=float, copy=True)
+            B = np.asarray(X, dtype=float)
             if B.ndim == 1:
                 B = B[None, :]
             if B.ndim != 2:
@@ -532,28 +534,40 @@ class DynamicCorrelationClustering(ClusterMixin, BaseEstimator):
                 f"are given: each new row needs n_nodes_seen_ + m = {n0 + m} "
                 "columns (old nodes first, then the new ones)."
             )
-        B.eliminate_zeros()
-        if not np.all(np.isfinite(B.data)) or np.any(B.data != 1):
+        try:
+            data = np.asarray(B.data, dtype=float)
+        except (TypeError, ValueError) as exc:
+            raise TypeError("X must hold numbers (a 0/1 adjacency block).") from exc
+        nz = data != 0
+        if not np.all(np.isfinite(data)) or np.any(data[nz] != 1):
             raise ValueError("X must be a 0/1 adjacency block; binarize it first.")
-        check_adjacency(B[:, n0:], name=f"X[:, {n0}:] (the new nodes' block)")
-        B.sort_indices()
-        rows, cols = [], []
+        row = np.repeat(np.arange(m, dtype=np.int64), np.diff(B.indptr))[nz]
+        col = B.indices[nz].astype(np.int64)
+        key = np.unique(row * width + col)  # sorted, duplicates merged
+        row, col = key // width, key % width
+        new = col >= n0
+        r, c = row[new], col[new] - n0
+        what = f"X[:, {n0}:] (the new nodes' block)"
+        if np.any(r == c):
+            raise ValueError(
+                f"{what} has self loops (a non-zero diagonal); a node is not its "
+                "own neighbour in the input, set the diagonal to 0."
+            )
+        if not np.array_equal(np.sort(r * m + c), np.sort(c * m + r)):
+            raise ValueError(
+                f"{what} must be symmetric: an edge between two new nodes is "
+                "given in both of their rows."
+            )
         base = self._db.n_nodes
-        for i in range(m):
-            c = B.indices[B.indptr[i] : B.indptr[i + 1]]
-            old = self._internal_of[c[c < n0]]
-            old = old[old >= 0]
-            new = c[(c >= n0) & (c < n0 + i)] - n0 + base
-            nb = np.sort(np.concatenate([old, new]))
-            rows.append(np.full(nb.size, i))
-            cols.append(nb)
-        counts = np.array([c.size for c in cols], dtype=np.int64)
+        target = np.where(new, col - n0 + base, 0)
+        target[~new] = self._internal_of[col[~new]]  # -1: purged by a recompute
+        keep = np.where(new, col - n0 < row, target >= 0)
+        row, target = row[keep], target[keep]
+        # each row's neighbours in increasing internal id (the database's order)
+        order = np.lexsort((target, row))
+        indices = target[order].astype(np.int64)
+        counts = np.bincount(row, minlength=m).astype(np.int64)
         indptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-        indices = (
-            np.concatenate(cols).astype(np.int64)
-            if cols
-            else np.zeros(0, dtype=np.int64)
-        )
         return indptr, indices, m
 
     def _radius_lower(self, X):
