@@ -869,3 +869,35 @@ def correlation_clustering_milp(A, *, time_limit=None):
     first = np.full(comp.max() + 1, n, dtype=np.int64)
     np.minimum.at(first, comp, np.arange(n))
     return first[comp]
+
+
+def _singleton_sources(est):
+    """Where the singletons of a fitted SPARSE-PIVOT / REFERENCE come from.
+
+    Returns the share of live nodes that are singletons, split by cause:
+    ``"break"`` (in B_v, left out of C_v by BREAK-CLUSTER), ``"unclustered"``
+    (no pivot at all: case 2 found no candidate, or EXPLORE left it out),
+    ``"pivot_not_pivot"`` (its lowest-ranked neighbour p(u) is not a pivot,
+    the REFERENCE rule) and ``"lonely_pivot"`` (a pivot alone in C_v). A
+    diagnostic for the benchmark; O(n).
+    """
+    n = est._db.n_nodes
+    a = est._arr
+    live = ~a["deleted"][:n]
+    p = a["p"][:n]
+    lab = a["lab"][:n]
+    counts = np.bincount(lab[live], minlength=n)
+    single = live & (counts[np.maximum(lab, 0)] == 1)
+    has_p = p >= 0
+    p_is_pivot = has_p & a["is_pivot"][np.maximum(p, 0)]
+    own = p == np.arange(n)
+    n_live = max(int(live.sum()), 1)
+    share = {
+        "break": single & p_is_pivot & ~own & ~a["in_c"][:n],
+        "unclustered": single & ~has_p,
+        "pivot_not_pivot": single & has_p & ~p_is_pivot,
+        "lonely_pivot": single & own & a["is_pivot"][:n],
+    }
+    out = {key: float(mask.sum()) / n_live for key, mask in share.items()}
+    out["singletons"] = float(single.sum()) / n_live
+    return out
