@@ -178,7 +178,26 @@ class DynamicCorrelationClustering(ClusterMixin, BaseEstimator):
       DYNAMIC-AGREEMENT's own deletion routine is not reproduced.
     * DYNAMIC-AGREEMENT notifies ``n_notifications`` random neighbours of u
       and as many of each of them, without the persistent notification sets
-      of the notebooks; it runs in Python (not Numba).
+      of the notebooks; it runs in Python (not Numba). Its links are kept in
+      insertion-ordered dicts so that its random stream does not depend on
+      set iteration order (continuing after pickling is identical).
+    * Naming, not in the paper: a soft-deleted pivot keeps its cluster (the
+      paper ignores deletions until it recomputes), but the cluster is
+      renamed after one of its live members so that ``labels_`` never names
+      a deleted node. The clustering, the queries and the guarantees are
+      unchanged.
+    * Cost per call. ``"reference"`` and ``"sparse_pivot"``: a
+      ``partial_fit`` of m nodes with e edges costs O(m + e log e) outside
+      the algorithm's own update (reading the block, storing the edges), all
+      buffers grow by doubling, and ``labels_`` is updated only for the
+      nodes the update touched (a renaming after a pivot's deletion rewrites
+      that cluster's labels). Nothing is proportional to the number of
+      stored nodes, except a recomputation after ε·n deletions (amortized)
+      and ``pivots_``, computed on access. ``"agreement"`` recomputes the
+      connected components of its links, O(n), at every call.
+      ``affinity="radius"`` finds a new point's edges by its distances to
+      all stored points, O(n · n_features) per point: edge discovery, not
+      the algorithm's update, but it makes that mode's calls grow with n.
 
     References
     ----------

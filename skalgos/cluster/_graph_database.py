@@ -115,7 +115,9 @@ class GraphDatabase:
             self.pool = pool
         offsets = self.top + np.concatenate([[0], np.cumsum(new_cap)[:-1]])
         o_start = offsets[: o_rows.shape[0]].astype(np.int64)
-        K.db_regrow(self.start[o_rows], self.length[o_rows], self.pool, o_start, self.pool)
+        K.db_regrow(
+            self.start[o_rows], self.length[o_rows], self.pool, o_start, self.pool
+        )
         self.start[rows] = offsets
         self.cap[rows] = new_cap
         self.length[n0:n1] = 0

@@ -255,7 +255,10 @@ def test_mean_cost_close_to_static_pivot_on_planted_graphs(variant):
         A, _ = make_planted_partition_graph(k, s, p_in, p_out, random_state=0)
         n = A.shape[0]
         pv = np.mean(
-            [correlation_clustering_cost(A, pivot(A, random_state=r)) for r in range(30)]
+            [
+                correlation_clustering_cost(A, pivot(A, random_state=r))
+                for r in range(30)
+            ]
         )
         assert A.nnz // 2 > 1.5 * pv
         costs = []
@@ -277,7 +280,10 @@ def _literal_algorithm_1(A, order, rank):
     adjacent to u (else it keeps p(z) = w, now a singleton). A node is
     clustered with p(x) iff p(p(x)) = p(x).
     """
-    nbrs = [set(A.indices[A.indptr[u] : A.indptr[u + 1]].tolist()) for u in range(A.shape[0])]
+    nbrs = [
+        set(A.indices[A.indptr[u] : A.indptr[u + 1]].tolist())
+        for u in range(A.shape[0])
+    ]
     present, p = set(), {}
     for u in order:
         present.add(u)
