@@ -897,7 +897,8 @@ def _singleton_sources(est):
     ``"break"`` (in B_v, left out of C_v by BREAK-CLUSTER), ``"unclustered"``
     (no pivot at all: case 2 found no candidate, or EXPLORE left it out),
     ``"pivot_not_pivot"`` (its lowest-ranked neighbour p(u) is not a pivot,
-    the REFERENCE rule) and ``"lonely_pivot"`` (a pivot alone in C_v). A
+    the REFERENCE rule), ``"lonely_pivot"`` (a pivot alone in C_v) and
+    ``"other"`` (e.g. the last live member of a deleted pivot's cluster). A
     diagnostic for the benchmark; O(n).
     """
     n = est._db.n_nodes
@@ -917,6 +918,8 @@ def _singleton_sources(est):
         "pivot_not_pivot": single & has_p & ~p_is_pivot,
         "lonely_pivot": single & own & a["is_pivot"][:n],
     }
+    # the rest: e.g. the last live member of a deleted pivot's cluster
+    share["other"] = single & ~np.logical_or.reduce(list(share.values()))
     out = {key: float(mask.sum()) / n_live for key, mask in share.items()}
     out["singletons"] = float(single.sum()) / n_live
     return out

@@ -515,3 +515,23 @@ def test_weighted_networkx_graph_read_as_structure():
         a = DynamicCorrelationClustering(random_state=0, **variant).fit(G)
         b = DynamicCorrelationClustering(random_state=0, **variant).fit(H)
         np.testing.assert_array_equal(a.labels_, b.labels_)
+
+
+def test_singleton_sources_add_up():
+    from skalgos.cluster._dynamic_cc import _singleton_sources
+
+    A = _sbm([40, 30, 30], 0.6, 0.05, seed=4)
+    order = np.random.RandomState(1).permutation(A.shape[0])
+    for variant in [dict(algorithm="reference")] + SP_VARIANTS:
+        est = DynamicCorrelationClustering(random_state=1, **variant)
+        est.fit(A, order=order).remove([0, 1, 2])
+        w = _singleton_sources(est)
+        labels = est.labels_
+        live = labels >= 0
+        counts = np.bincount(labels[live], minlength=A.shape[0])
+        expected = np.mean(counts[labels[live]] == 1)
+        assert w["singletons"] == pytest.approx(expected)
+        parts = w["break"] + w["unclustered"] + w["pivot_not_pivot"]
+        assert parts + w["lonely_pivot"] + w["other"] == pytest.approx(expected)
+        if variant["algorithm"] == "reference":
+            assert w["break"] == 0 and w["unclustered"] == 0
