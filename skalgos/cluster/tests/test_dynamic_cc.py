@@ -535,3 +535,42 @@ def test_singleton_sources_add_up():
         assert parts + w["lonely_pivot"] + w["other"] == pytest.approx(expected)
         if variant["algorithm"] == "reference":
             assert w["break"] == 0 and w["unclustered"] == 0
+
+
+def _same_partition(a, b):
+    return np.array_equal(a[:, None] == a[None, :], b[:, None] == b[None, :])
+
+
+@pytest.mark.parametrize("variant", ALL_VARIANTS[:1] + SP_VARIANTS)
+def test_incremental_labels_equal_labels_from_the_state(variant):
+    # labels_ is only updated for the nodes an update touched; it must equal
+    # the clustering read from scratch off the algorithm's state after every
+    # call (blocks, single nodes, deletions with and without recompute).
+    A = _sbm([40, 30, 30, 20], 0.7, 0.03, seed=6)
+    n = A.shape[0]
+    rs = np.random.RandomState(3)
+    P = A
+    est = DynamicCorrelationClustering(random_state=5, epsilon=0.2, **variant)
+    seen, dead = 0, []
+    for _ in range(40):
+        if seen < n and (rs.rand() < 0.7 or not seen):
+            b = min(n, seen + rs.randint(1, 8))
+            est.partial_fit(P[seen:b, :b])
+            seen = b
+        else:
+            live = np.setdiff1d(np.arange(seen), dead)
+            if live.size == 0:
+                continue
+            x = rs.choice(live, min(live.size, rs.randint(1, 4)), replace=False)
+            est.remove(x)
+            dead += x.tolist()
+        m = est._db.n_nodes
+        a = est._arr
+        p, piv, in_c = a["p"][:m], a["is_pivot"], a["in_c"][:m]
+        ok = (p >= 0) & piv[np.maximum(p, 0)] & in_c
+        lab = np.where(ok, p, np.arange(m))
+        live_int = np.flatnonzero(~a["deleted"][:m])
+        users = a["user_of"][live_int]
+        assert _same_partition(est.labels_[users], lab[live_int])
+        assert est.n_clusters_ == np.unique(lab[live_int]).size
+        assert np.all(est.labels_[dead] == -1)
