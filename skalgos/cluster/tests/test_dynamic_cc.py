@@ -574,3 +574,20 @@ def test_incremental_labels_equal_labels_from_the_state(variant):
         assert _same_partition(est.labels_[users], lab[live_int])
         assert est.n_clusters_ == np.unique(lab[live_int]).size
         assert np.all(est.labels_[dead] == -1)
+
+
+def test_partial_fit_leaves_its_input_alone():
+    A = _er(30, 0.3, 1)
+    est = DynamicCorrelationClustering(random_state=0).fit(A[:20, :20])
+    block = sp.csr_array(A[20:, :30])
+    block.data[:3] = 0.0  # explicit zeros: not edges
+    block.has_sorted_indices = False
+    before = (block.data.copy(), block.indices.copy(), block.indptr.copy())
+    ref = DynamicCorrelationClustering(random_state=0).fit(A[:20, :20])
+    clean = block.copy()
+    clean.eliminate_zeros()
+    est.partial_fit(block)
+    ref.partial_fit(clean)
+    for got, want in zip((block.data, block.indices, block.indptr), before):
+        np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(est.labels_, ref.labels_)
