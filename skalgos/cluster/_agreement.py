@@ -36,18 +36,22 @@ class AgreementState:
         self.n_connect = int(p["n_connect_samples"])
         self.n_notify = int(p["n_notifications"])
         self.anchor = float(p["anchor_numerator"])
-        self.anchors = set()
-        self.links = {}  # node -> set of linked nodes (sparse graph)
+        self.anchors = set()  # membership tests only, never iterated
+        # node -> {linked node: None}: a dict used as an insertion-ordered set.
+        # The random stream is consumed while iterating over links, so the
+        # iteration order must survive pickling (a set's order depends on its
+        # table's history, which unpickling rebuilds differently).
+        self.links = {}
 
     def _link(self, a, b):
         if a == b:
             return
-        self.links.setdefault(a, set()).add(b)
-        self.links.setdefault(b, set()).add(a)
+        self.links.setdefault(a, {})[b] = None
+        self.links.setdefault(b, {})[a] = None
 
     def _unlink(self, a, b):
-        self.links.get(a, set()).discard(b)
-        self.links.get(b, set()).discard(a)
+        self.links.get(a, {}).pop(b, None)
+        self.links.get(b, {}).pop(a, None)
 
     def agree(self, db, u, v):
         """Sampled agreement test: few sampled neighbours of one miss the other."""

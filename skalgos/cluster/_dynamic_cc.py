@@ -38,6 +38,17 @@ def _csr_int64(A):
     return A.indptr.astype(np.int64), A.indices.astype(np.int64)
 
 
+def _grown(arr, need, fill=0):
+    """``arr`` with room for ``need`` rows: itself, or a copy of at least
+    twice the size (amortized O(1) per row), new rows set to ``fill``."""
+    if need <= arr.shape[0]:
+        return arr
+    size = max(need, 2 * arr.shape[0], 16)
+    new = np.full((size,) + arr.shape[1:], fill, dtype=arr.dtype)
+    new[: arr.shape[0]] = arr
+    return new
+
+
 class DynamicCorrelationClustering(ClusterMixin, BaseEstimator):
     """Correlation clustering kept up to date while nodes arrive one by one.
 
@@ -106,15 +117,20 @@ class DynamicCorrelationClustering(ClusterMixin, BaseEstimator):
     ----------
     labels_ : ndarray of shape (n_nodes,)
         Cluster id of each node seen so far (n_nodes = ``n_nodes_seen_``), -1
-        for deleted nodes. Ids are
-        stable: a cluster is named by its pivot's node id (``"agreement"``:
-        the smallest node id of the component), a singleton by its own id.
+        for deleted nodes. Ids are stable: a cluster is named by its pivot's
+        node id while the pivot is live, and once the pivot is deleted by one
+        of its live members (``"agreement"``: the smallest live internal id
+        of the component); a singleton by its own id. A live node's label
+        never names a deleted node. To keep the update cost independent of
+        n, ``labels_`` is a view of a buffer that later calls update in
+        place: copy it to keep a snapshot (``fit_predict`` returns a copy).
     n_clusters_ : int
         Number of clusters among the live nodes (singletons included).
     pivots_ : ndarray of int
-        Node ids of the current pivots (anchors for ``"agreement"``).
+        Node ids of the current live pivots (anchors for ``"agreement"``),
+        sorted; computed on access (O(n)), not at every update.
     ranks_ : ndarray of shape (n_nodes,)
-        π of each stored node (NaN once purged).
+        π of each stored node (NaN once purged); a view, like ``labels_``.
     n_nodes_seen_ : int
         Nodes inserted so far, deleted ones included; node ids run over
         ``range(n_nodes_seen_)``.
@@ -162,7 +178,26 @@ class DynamicCorrelationClustering(ClusterMixin, BaseEstimator):
       DYNAMIC-AGREEMENT's own deletion routine is not reproduced.
     * DYNAMIC-AGREEMENT notifies ``n_notifications`` random neighbours of u
       and as many of each of them, without the persistent notification sets
-      of the notebooks; it runs in Python (not Numba).
+      of the notebooks; it runs in Python (not Numba). Its links are kept in
+      insertion-ordered dicts so that its random stream does not depend on
+      set iteration order (continuing after pickling is identical).
+    * Naming, not in the paper: a soft-deleted pivot keeps its cluster (the
+      paper ignores deletions until it recomputes), but the cluster is
+      renamed after one of its live members so that ``labels_`` never names
+      a deleted node. The clustering, the queries and the guarantees are
+      unchanged.
+    * Cost per call. ``"reference"`` and ``"sparse_pivot"``: a
+      ``partial_fit`` of m nodes with e edges costs O(m + e log e) outside
+      the algorithm's own update (reading the block, storing the edges), all
+      buffers grow by doubling, and ``labels_`` is updated only for the
+      nodes the update touched (a renaming after a pivot's deletion rewrites
+      that cluster's labels). Nothing is proportional to the number of
+      stored nodes, except a recomputation after ε·n deletions (amortized)
+      and ``pivots_``, computed on access. ``"agreement"`` recomputes the
+      connected components of its links, O(n), at every call.
+      ``affinity="radius"`` finds a new point's edges by its distances to
+      all stored points, O(n · n_features) per point: edge discovery, not
+      the algorithm's update, but it makes that mode's calls grow with n.
 
     References
     ----------
@@ -281,6 +316,23 @@ class DynamicCorrelationClustering(ClusterMixin, BaseEstimator):
         self._finish()
         return self
 
+    def fit_predict(self, X, y=None, *, order=None):
+        """Insert all nodes of ``X`` and return a copy of ``labels_``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix, networkx.Graph}
+            As in :meth:`fit`.
+        y : Ignored
+        order : array-like of shape (n,), default=None
+            As in :meth:`fit`.
+
+        Returns
+        -------
+        labels : ndarray of shape (n,)
+        """
+        return self.fit(X, order=order).labels_.copy()
+
     def partial_fit(self, X, y=None):
         """Insert new nodes, one by one, in row order.
 
@@ -312,7 +364,9 @@ class DynamicCorrelationClustering(ClusterMixin, BaseEstimator):
             if first:
                 self._features = np.zeros((0, X.shape[1]))
             indptr, indices = self._radius_lower(X)
-            self._features = np.vstack([self._features, X])
+            n0 = self.n_nodes_seen_
+            self._features = _grown(self._features, n0 + m)
+            self._features[n0 : n0 + m] = X
         n0 = self.n_nodes_seen_
         self._grow_users(n0 + m)
         self._insert(indptr, indices, np.arange(n0, n0 + m, dtype=np.int64))
@@ -353,8 +407,11 @@ class DynamicCorrelationClustering(ClusterMixin, BaseEstimator):
         if gone.size:
             raise ValueError(f"Node(s) {gone[:5].tolist()} were already removed.")
         self._deleted_user[nodes] = True
+        self._labels[nodes] = -1
         internal = self._internal_of[nodes]
         self._deleted[internal] = True
+        if self.algorithm != "agreement":
+            _kernels().mark_nodes(self._sp_state(), internal)
         self._n_soft += nodes.size
         if self._n_soft > self.epsilon * self._db.n_nodes:
             self._recompute()
@@ -391,15 +448,14 @@ class DynamicCorrelationClustering(ClusterMixin, BaseEstimator):
         self._seed = int(rs.randint(0, 2**62))
         self._db = GraphDatabase(closed_neighborhood=self.closed_neighborhood)
         self._rng = np.array([self._seed], dtype=np.uint64)
-        self._cap = 0
-        self._arr = {}
-        self._deleted = np.zeros(0, dtype=bool)
-        self._grow_state(16)
-        self._user_of = np.zeros(0, dtype=np.int64)
+        self._new_state(16)
+        # user-id space (node ids the user sees), grown by doubling
         self._internal_of = np.zeros(0, dtype=np.int64)
         self._deleted_user = np.zeros(0, dtype=bool)
+        self._labels = np.zeros(0, dtype=np.int64)
+        self._ranks = np.zeros(0)
         self._n_soft = 0
-        self._hist = []
+        self._hist = np.zeros((0, 3), dtype=np.int64)
         self._recompute_ops = np.zeros(3, dtype=np.int64)
         self._n_insertions = 0
         self._agreement = None
@@ -409,47 +465,62 @@ class DynamicCorrelationClustering(ClusterMixin, BaseEstimator):
             self._agreement = AgreementState(self._seed, self.agreement_params)
         self.n_nodes_seen_ = 0
 
+    # Per stored node (internal id = arrival index in the database): name,
+    # dtype, value of unused rows. See _kernels.py for their meaning.
     _FIELDS = (
-        ("rank", np.float64),
-        ("p", np.int64),
-        ("is_pivot", np.bool_),
-        ("in_c", np.bool_),
-        ("bhead", np.int64),
-        ("bnext", np.int64),
-        ("bprev", np.int64),
-        ("bsize", np.int64),
-        ("last_break", np.int64),
-        ("thr", np.float64),
-        ("buf", np.int64),
-        ("buf2", np.int64),
-        ("fbuf", np.float64),
-        ("tbuf", np.int64),
+        ("rank", np.float64, 0),
+        ("p", np.int64, -1),
+        ("is_pivot", np.bool_, 0),
+        ("in_c", np.bool_, 0),
+        ("bhead", np.int64, -1),
+        ("bnext", np.int64, -1),
+        ("bprev", np.int64, -1),
+        ("bsize", np.int64, 0),
+        ("last_break", np.int64, 0),
+        ("thr", np.float64, 0),
+        ("buf", np.int64, 0),
+        ("buf2", np.int64, 0),
+        ("fbuf", np.float64, 0),
+        ("tbuf", np.int64, 0),
+        ("name", np.int64, -1),
+        ("named", np.int64, -1),
+        ("mark", np.int64, 0),
+        ("lab", np.int64, -1),
+        ("dlog", np.int64, 0),
+        ("deleted", np.bool_, 0),
+        ("user_of", np.int64, -1),
     )
 
+    def _new_state(self, cap):
+        self._arr = {
+            name: np.full(cap, fill, dtype=dtype) for name, dtype, fill in self._FIELDS
+        }
+        self._dcount = np.zeros(1, dtype=np.int64)  # entries of dlog in use
+        self._n_clusters = np.zeros(1, dtype=np.int64)
+
     def _grow_state(self, need):
-        if need <= self._cap:
-            return
-        cap = max(need, 2 * self._cap, 16)
-        for name, dtype in self._FIELDS:
-            new = np.zeros(cap, dtype=dtype)
-            old = self._arr.get(name)
-            if old is not None:
-                new[: old.shape[0]] = old
-            self._arr[name] = new
-        d = np.zeros(cap, dtype=bool)
-        d[: self._deleted.shape[0]] = self._deleted
-        self._deleted = d
-        self._cap = cap
+        for name, _, fill in self._FIELDS:
+            self._arr[name] = _grown(self._arr[name], need, fill)
+
+    @property
+    def _deleted(self):
+        return self._arr["deleted"]
+
+    @property
+    def _user_of(self):
+        return self._arr["user_of"]
+
+    def _sp_state(self):
+        """The state tuple of the Numba kernels (see _kernels.py)."""
+        a = self._arr
+        names = [name for name, _, _ in self._FIELDS[1:19]]
+        return (*(a[name] for name in names), self._dcount)
 
     def _grow_users(self, n):
-        m = n - self._internal_of.shape[0]
-        if m > 0:
-            self._internal_of = np.concatenate(
-                [self._internal_of, np.full(m, -1, dtype=np.int64)]
-            )
-            self._deleted_user = np.concatenate(
-                [self._deleted_user, np.zeros(m, dtype=bool)]
-            )
+        self._internal_of = _grown(self._internal_of, n, -1)
+        self._deleted_user = _grown(self._deleted_user, n, False)
+        self._labels = _grown(self._labels, n, -1)
+        self._ranks = _grown(self._ranks, n, np.nan)
         self.n_nodes_seen_ = n
 
     def _precomputed_block(self, X):
@@ -464,10 +535,12 @@ class DynamicCorrelationClustering(ClusterMixin, BaseEstimator):
                 )
         except ImportError:  # pragma: no cover
             pass
+        # Read the block's arrays without copying or modifying them: the cost
+        # is O(m + e log e) for e stored entries, never O(n_nodes_seen_).
         if sp.issparse(X):
-            B = sp.csr_array(X, dtype=float, copy=True)
+            B = X if X.format == "csr" else sp.csr_array(X)
         else:
-            B = np.array(X, dtype=float, copy=True)
+            B = np.asarray(X, dtype=float)
             if B.ndim == 1:
                 B = B[None, :]
             if B.ndim != 2:
@@ -480,28 +553,40 @@ class DynamicCorrelationClustering(ClusterMixin, BaseEstimator):
                 f"are given: each new row needs n_nodes_seen_ + m = {n0 + m} "
                 "columns (old nodes first, then the new ones)."
             )
-        B.eliminate_zeros()
-        if not np.all(np.isfinite(B.data)) or np.any(B.data != 1):
+        try:
+            data = np.asarray(B.data, dtype=float)
+        except (TypeError, ValueError) as exc:
+            raise TypeError("X must hold numbers (a 0/1 adjacency block).") from exc
+        nz = data != 0
+        if not np.all(np.isfinite(data)) or np.any(data[nz] != 1):
             raise ValueError("X must be a 0/1 adjacency block; binarize it first.")
-        check_adjacency(B[:, n0:], name=f"X[:, {n0}:] (the new nodes' block)")
-        B.sort_indices()
-        rows, cols = [], []
+        row = np.repeat(np.arange(m, dtype=np.int64), np.diff(B.indptr))[nz]
+        col = B.indices[nz].astype(np.int64)
+        key = np.unique(row * width + col)  # sorted, duplicates merged
+        row, col = key // width, key % width
+        new = col >= n0
+        r, c = row[new], col[new] - n0
+        what = f"X[:, {n0}:] (the new nodes' block)"
+        if np.any(r == c):
+            raise ValueError(
+                f"{what} has self loops (a non-zero diagonal); a node is not its "
+                "own neighbour in the input, set the diagonal to 0."
+            )
+        if not np.array_equal(np.sort(r * m + c), np.sort(c * m + r)):
+            raise ValueError(
+                f"{what} must be symmetric: an edge between two new nodes is "
+                "given in both of their rows."
+            )
         base = self._db.n_nodes
-        for i in range(m):
-            c = B.indices[B.indptr[i] : B.indptr[i + 1]]
-            old = self._internal_of[c[c < n0]]
-            old = old[old >= 0]
-            new = c[(c >= n0) & (c < n0 + i)] - n0 + base
-            nb = np.sort(np.concatenate([old, new]))
-            rows.append(np.full(nb.size, i))
-            cols.append(nb)
-        counts = np.array([c.size for c in cols], dtype=np.int64)
+        target = np.where(new, col - n0 + base, 0)
+        target[~new] = self._internal_of[col[~new]]  # -1: purged by a recompute
+        keep = np.where(new, col - n0 < row, target >= 0)
+        row, target = row[keep], target[keep]
+        # each row's neighbours in increasing internal id (the database's order)
+        order = np.lexsort((target, row))
+        indices = target[order].astype(np.int64)
+        counts = np.bincount(row, minlength=m).astype(np.int64)
         indptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-        indices = (
-            np.concatenate(cols).astype(np.int64)
-            if cols
-            else np.zeros(0, dtype=np.int64)
-        )
         return indptr, indices, m
 
     def _radius_lower(self, X):
@@ -556,15 +641,13 @@ class DynamicCorrelationClustering(ClusterMixin, BaseEstimator):
         hist = np.zeros((m if record else 0, 3), dtype=np.int64)
         a = self._arr
         if self.algorithm == "reference":
-            a["in_c"][n0 : n0 + m] = True
             K.reference_block(
-                n0, indptr, indices, db.db, a["rank"], a["p"], a["is_pivot"],
+                n0, indptr, indices, db.db, a["rank"], self._sp_state(),
                 self._rng, hist,
             )  # fmt: skip
         elif self.algorithm == "sparse_pivot":
-            sp_state = tuple(a[name] for name, _ in self._FIELDS[1:])
             K.sparse_pivot_block(
-                n0, indptr, indices, db.db, a["rank"], sp_state,
+                n0, indptr, indices, db.db, a["rank"], self._sp_state(),
                 self._params(n0), self._rng, hist, n0,
             )  # fmt: skip
         else:
@@ -583,13 +666,16 @@ class DynamicCorrelationClustering(ClusterMixin, BaseEstimator):
     def _insert(self, indptr, indices, user):
         n0 = self._db.n_nodes
         m = user.shape[0]
-        self._user_of = np.concatenate([self._user_of, user])
-        self._internal_of[user] = np.arange(n0, n0 + m)
         self._grow_state(n0 + m)
+        self._user_of[n0 : n0 + m] = user
+        self._internal_of[user] = np.arange(n0, n0 + m)
         self._deleted[n0 : n0 + m] = False
         hist = self._run_block(indptr, indices, record=True)
-        self._hist.append(hist)
+        k = self._n_insertions
+        self._hist = _grown(self._hist, k + m)
+        self._hist[k : k + m] = hist
         self._n_insertions += m
+        self._ranks[user] = self._arr["rank"][n0 : n0 + m]
         if self.verbose:
             print(
                 f"[DynamicCorrelationClustering] inserted {m} node(s); "
@@ -608,23 +694,24 @@ class DynamicCorrelationClustering(ClusterMixin, BaseEstimator):
         )
         ops = db.ops.copy()
         user_of = self._user_of[:n][live]
+        gone = self._user_of[:n][~live]
         self._internal_of[:] = -1
         self._internal_of[user_of] = np.arange(user_of.shape[0])
-        self._user_of = user_of
+        self._ranks[gone] = np.nan
         from ._graph_database import GraphDatabase
 
         self._db = GraphDatabase(closed_neighborhood=self.closed_neighborhood)
         self._db.ops[:] = ops
-        self._cap = 0
-        self._arr = {}
-        self._deleted = np.zeros(0, dtype=bool)
-        self._grow_state(max(16, user_of.shape[0]))
+        self._new_state(max(16, user_of.shape[0]))
+        self._user_of[: user_of.shape[0]] = user_of
+        self._deleted[: user_of.shape[0]] = False
         if self._agreement is not None:
             from ._agreement import AgreementState
 
             seed = self._agreement.rng.getrandbits(62)
             self._agreement = AgreementState(seed, self.agreement_params)
         self._run_block(indptr, indices, record=False)
+        self._ranks[user_of] = self._arr["rank"][: user_of.shape[0]]
         self._recompute_ops += self._db.ops - ops
         self._n_soft = 0
         if self.verbose:
@@ -633,41 +720,25 @@ class DynamicCorrelationClustering(ClusterMixin, BaseEstimator):
                 f"live nodes ({n - user_of.shape[0]} purged)"
             )
 
-    def _internal_labels(self):
-        n = self._db.n_nodes
-        if self.algorithm == "agreement":
-            return self._agreement.labels(n, self._deleted[:n])
-        a = self._arr
-        p = a["p"][:n]
-        lab = np.arange(n, dtype=np.int64)
-        ok = p >= 0
-        ok[ok] = a["is_pivot"][p[ok]]
-        ok &= a["in_c"][:n]
-        lab[ok] = p[ok]
-        return lab
-
     def _finish(self):
+        """Bring the fitted attributes up to date; O(nodes touched) per call
+        for "reference" and "sparse_pivot" (O(n) for "agreement")."""
         n = self._db.n_nodes
-        lab = self._internal_labels()
-        labels = np.full(self.n_nodes_seen_, -1, dtype=np.int64)
-        live = ~self._deleted[:n]
-        labels[self._user_of[live]] = self._user_of[lab[live]]
-        self.labels_ = labels
-        self.n_clusters_ = int(np.unique(labels[labels >= 0]).size)
+        n_seen = self.n_nodes_seen_
         if self.algorithm == "agreement":
-            piv = np.array(sorted(self._agreement.anchors), dtype=np.int64)
+            lab = self._agreement.labels(n, self._deleted[:n])
+            live = ~self._deleted[:n]
+            user = self._user_of[:n]
+            self._labels[user[live]] = user[lab[live]]
+            self._n_clusters[0] = np.unique(lab[live]).size
         else:
-            piv = np.flatnonzero(self._arr["is_pivot"][:n])
-        self.pivots_ = np.sort(self._user_of[piv]) if piv.size else piv
-        ranks = np.full(self.n_nodes_seen_, np.nan)
-        ranks[self._user_of] = self._arr["rank"][:n]
-        self.ranks_ = ranks
+            _kernels().refresh_labels(
+                self._sp_state(), self._deleted, self._user_of, self._labels,
+                self._n_clusters,
+            )  # fmt: skip
+        self.labels_ = self._labels[:n_seen]
+        self.n_clusters_ = int(self._n_clusters[0])
         ops = self._db.ops
-        hist = (
-            np.concatenate(self._hist)
-            if self._hist
-            else np.zeros((0, 3), dtype=np.int64)
-        )
         total = int(ops.sum())
         self.db_ops_ = {
             "degree": int(ops[0]),
@@ -677,8 +748,29 @@ class DynamicCorrelationClustering(ClusterMixin, BaseEstimator):
             "recompute": int(self._recompute_ops.sum()),
             "n_insertions": int(self._n_insertions),
             "per_insertion": total / max(self._n_insertions, 1),
-            "history": hist,
+            "history": self._hist[: self._n_insertions],
         }
+
+    @property
+    def ranks_(self):
+        """π of each node seen so far (NaN once purged); a view."""
+        check_is_fitted(self)
+        return self._ranks[: self.n_nodes_seen_]
+
+    @property
+    def pivots_(self):
+        """Node ids of the live pivots (anchors for ``"agreement"``), sorted.
+
+        Computed on access in O(n): it is not needed by the updates.
+        """
+        check_is_fitted(self)
+        n = self._db.n_nodes
+        if self.algorithm == "agreement":
+            piv = np.array(sorted(self._agreement.anchors), dtype=np.int64)
+        else:
+            piv = np.flatnonzero(self._arr["is_pivot"][:n])
+        piv = piv[~self._deleted[piv]] if piv.size else piv
+        return np.sort(self._user_of[piv])
 
 
 def pivot(A, random_state=None):
@@ -796,3 +888,38 @@ def correlation_clustering_milp(A, *, time_limit=None):
     first = np.full(comp.max() + 1, n, dtype=np.int64)
     np.minimum.at(first, comp, np.arange(n))
     return first[comp]
+
+
+def _singleton_sources(est):
+    """Where the singletons of a fitted SPARSE-PIVOT / REFERENCE come from.
+
+    Returns the share of live nodes that are singletons, split by cause:
+    ``"break"`` (in B_v, left out of C_v by BREAK-CLUSTER), ``"unclustered"``
+    (no pivot at all: case 2 found no candidate, or EXPLORE left it out),
+    ``"pivot_not_pivot"`` (its lowest-ranked neighbour p(u) is not a pivot,
+    the REFERENCE rule), ``"lonely_pivot"`` (a pivot alone in C_v) and
+    ``"other"`` (e.g. the last live member of a deleted pivot's cluster). A
+    diagnostic for the benchmark; O(n).
+    """
+    n = est._db.n_nodes
+    a = est._arr
+    live = ~a["deleted"][:n]
+    p = a["p"][:n]
+    lab = a["lab"][:n]
+    counts = np.bincount(lab[live], minlength=n)
+    single = live & (counts[np.maximum(lab, 0)] == 1)
+    has_p = p >= 0
+    p_is_pivot = has_p & a["is_pivot"][np.maximum(p, 0)]
+    own = p == np.arange(n)
+    n_live = max(int(live.sum()), 1)
+    share = {
+        "break": single & p_is_pivot & ~own & ~a["in_c"][:n],
+        "unclustered": single & ~has_p,
+        "pivot_not_pivot": single & has_p & ~p_is_pivot,
+        "lonely_pivot": single & own & a["is_pivot"][:n],
+    }
+    # the rest: e.g. the last live member of a deleted pivot's cluster
+    share["other"] = single & ~np.logical_or.reduce(list(share.values()))
+    out = {key: float(mask.sum()) / n_live for key, mask in share.items()}
+    out["singletons"] = float(single.sum()) / n_live
+    return out

@@ -54,6 +54,7 @@ class GraphDatabase:
     def __init__(self, closed_neighborhood=True):
         self.closed_neighborhood = bool(closed_neighborhood)
         self.closed = np.array([int(self.closed_neighborhood)], dtype=np.int64)
+        # per-node arrays with spare capacity; entries >= n_nodes are unused
         self.start = np.zeros(0, dtype=np.int64)
         self.cap = np.zeros(0, dtype=np.int64)
         self.length = np.zeros(0, dtype=np.int64)
@@ -68,41 +69,59 @@ class GraphDatabase:
         """The tuple of arrays the Numba kernels take."""
         return (self.start, self.cap, self.length, self.pool, self.ops, self.closed)
 
+    def _grow_nodes(self, need):
+        """Room for ``need`` nodes in the per-node arrays (amortized doubling)."""
+        if need <= self.start.shape[0]:
+            return
+        size = max(need, 2 * self.start.shape[0], 16)
+        for attr in ("start", "cap", "length"):
+            old = getattr(self, attr)
+            new = np.zeros(size, dtype=np.int64)
+            new[: old.shape[0]] = old
+            setattr(self, attr, new)
+
     def reserve(self, indptr, indices):
         """Make room for a block of new nodes (before :func:`db_append`).
 
         ``indptr``/``indices`` give, for each new node in arrival order, its
-        sorted neighbours among the nodes stored before it.
+        sorted neighbours among the nodes stored before it. The work is
+        O(m + e log e) for m new nodes with e edges, plus copying the lists
+        that outgrow their capacity (amortized O(1) per stored edge): nothing
+        is proportional to the number of stored nodes.
         """
         m = indptr.shape[0] - 1
         n0 = self.n_nodes
         n1 = n0 + m
-        extra = np.bincount(indices, minlength=n1).astype(np.int64)
-        lower = np.diff(indptr).astype(np.int64)
-        length = np.concatenate([self.length, np.zeros(m, dtype=np.int64)])
-        cap = np.concatenate([self.cap, np.zeros(m, dtype=np.int64)])
-        start = np.concatenate([self.start, np.zeros(m, dtype=np.int64)])
-        need = length + extra
-        need[n0:] += lower
-        grow = need > cap
-        grow[n0:] = True
-        new_cap = np.where(grow, need + need // 2 + 2, cap)
-        new_cap[n0:] = need[n0:] + 1  # new rows: slack only for later arrivals
-        rows = np.flatnonzero(grow)
-        total = int(new_cap[rows].sum())
+        self._grow_nodes(n1)
+        touched, extra = np.unique(indices, return_counts=True)
+        touched = touched.astype(np.int64)
+        extra = extra.astype(np.int64)
+        old = touched < n0
+        o_rows, o_extra = touched[old], extra[old]
+        o_need = self.length[o_rows] + o_extra
+        grow = o_need > self.cap[o_rows]
+        o_rows, o_need = o_rows[grow], o_need[grow]
+        # new rows: their earlier neighbours plus the later ones of this block
+        n_need = np.diff(indptr).astype(np.int64)
+        new = ~old
+        n_need[touched[new] - n0] += extra[new]
+        rows = np.concatenate([o_rows, np.arange(n0, n1, dtype=np.int64)])
+        new_cap = np.concatenate([o_need + o_need // 2 + 2, n_need + 1])
+        total = int(new_cap.sum())
         if self.top + total > self.pool.shape[0]:
             size = max(2 * self.pool.shape[0], self.top + total)
             pool = np.empty(size, dtype=np.int64)
             pool[: self.top] = self.pool[: self.top]
             self.pool = pool
-        new_start = start.copy()
-        new_start[rows] = self.top + np.concatenate(
-            [[0], np.cumsum(new_cap[rows])[:-1]]
+        offsets = self.top + np.concatenate([[0], np.cumsum(new_cap)[:-1]])
+        o_start = offsets[: o_rows.shape[0]].astype(np.int64)
+        K.db_regrow(
+            self.start[o_rows], self.length[o_rows], self.pool, o_start, self.pool
         )
-        old = rows[rows < n0]
-        K.db_regrow(start[old], length[old], self.pool, new_start[old], self.pool)
+        self.start[rows] = offsets
+        self.cap[rows] = new_cap
+        self.length[n0:n1] = 0
         self.top += total
-        self.start, self.cap, self.length = new_start, new_cap, length
         self.n_nodes = n1
 
     def add_nodes(self, neighbor_lists):

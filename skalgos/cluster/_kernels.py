@@ -129,6 +129,20 @@ def db_adjacent(db, u, v):
 
 
 @jit
+def db_adjacent_from(db, u, v):
+    """Operation 3 (counted), always searching ``u``'s list.
+
+    The same answer and charge as :func:`db_adjacent`; a caller that asks
+    many questions about one ``u`` in a row keeps that list in cache.
+    """
+    start, cap, length, pool, ops, closed = db
+    ops[OP_ADJACENCY] += 1
+    if u == v:
+        return closed[0] == 1
+    return _search(pool, start[u], start[u] + length[u], v)
+
+
+@jit
 def db_append(db, u, nb):
     """Add node ``u`` with sorted neighbours ``nb`` (all < u, already present).
 
@@ -207,7 +221,7 @@ def _less(rank, a, b):
 
 
 @jit
-def reference_block(first, indptr, indices, db, rank, p, is_pivot, state, hist):
+def reference_block(first, indptr, indices, db, rank, sp, state, hist):
     """Insert nodes ``first, first+1, ...`` with REFERENCE CLUSTERING.
 
     ``p[x]`` is the lowest-ranked node of N[x]; ``x`` is a pivot iff
@@ -216,7 +230,11 @@ def reference_block(first, indptr, indices, db, rank, p, is_pivot, state, hist):
     ``p[w]`` to ``u`` for every neighbour ``w`` whose pivot ranks after ``u``
     (a former pivot ``w`` stops being one, which makes the rest of its cluster
     singletons). This keeps exactly the static clustering of the current graph.
+    ``sp`` is the SPARSE-PIVOT state tuple; only ``p``, ``is_pivot``, the
+    B-lists (the nodes pointing to each node) and the label bookkeeping are
+    used, ``in_c`` is True throughout.
     """
+    p, is_pivot, in_c, bhead, bnext = sp[0], sp[1], sp[2], sp[3], sp[4]
     ops = db[4]
     for r in range(indptr.shape[0] - 1):
         u = first + r
@@ -225,22 +243,31 @@ def reference_block(first, indptr, indices, db, rank, p, is_pivot, state, hist):
         o1 = ops[1]
         o2 = ops[2]
         rank[u] = rng_unit(state)
+        _init_node(sp, u)
+        in_c[u] = True
         d = db_degree(db, u) - db[5][0]
         best = u
         for j in range(d):
             w = db_neighbor(db, u, j)
             if _less(rank, w, best):
                 best = w
-        p[u] = best
+        _b_add(sp, best, u)
         is_pivot[u] = best == u
         start = db[0]
         pool = db[3]
         for j in range(d):
             w = pool[start[u] + j]
-            if _less(rank, u, p[w]):
-                if p[w] == w:
+            pw = p[w]
+            if _less(rank, u, pw):
+                if pw == w:
+                    # w stops being a pivot: its members become singletons
                     is_pivot[w] = False
-                p[w] = u
+                    z = bhead[w]
+                    while z >= 0:
+                        _mark(sp, z)
+                        z = bnext[z]
+                _b_remove(sp, pw, w)
+                _b_add(sp, u, w)
         if hist.shape[0] > 0:
             hist[r, 0] = ops[0] - o0
             hist[r, 1] = ops[1] - o1
@@ -250,14 +277,47 @@ def reference_block(first, indptr, indices, db, rank, p, is_pivot, state, hist):
 # --- SPARSE-PIVOT -------------------------------------------------------------
 
 # sp = (p, is_pivot, in_c, bhead, bnext, bprev, bsize, last_break, thr,
-#       buf, buf2, fbuf, tbuf)
+#       buf, buf2, fbuf, tbuf, name, named, mark, lab, dlog, dcount)
+# name[v]: the node naming pivot v's cluster (v itself while v is live),
+# named[y]: the pivot whose cluster y names (or -1), lab[x]: x's current label
+# (internal id, -1 if deleted); mark / dlog / dcount: the nodes whose label
+# may have changed since the last refresh_labels (each logged once).
 # prm = (L, k, eps, singleton_threshold, mode, log_n) with mode 0: sampled
 # break, 1: threshold search, 2: no break (C_v = B_v).
 
 
 @jit
+def _mark(sp, x):
+    """Log ``x`` as a node whose label may have changed."""
+    mark, dlog, dcount = sp[15], sp[17], sp[18]
+    if mark[x] == 0:
+        mark[x] = 1
+        dlog[dcount[0]] = x
+        dcount[0] += 1
+
+
+@jit
+def _init_node(sp, u):
+    p, is_pivot, in_c, bhead, bnext, bprev, bsize = sp[:7]
+    p[u] = -1
+    is_pivot[u] = False
+    in_c[u] = False
+    bhead[u] = -1
+    bnext[u] = -1
+    bprev[u] = -1
+    bsize[u] = 0
+    sp[7][u] = 0
+    sp[8][u] = 0.0
+    sp[13][u] = -1
+    sp[14][u] = -1
+    sp[16][u] = -1
+    _mark(sp, u)
+
+
+@jit
 def _b_add(sp, v, x):
     p, is_pivot, in_c, bhead, bnext, bprev, bsize = sp[:7]
+    _mark(sp, x)
     h = bhead[v]
     bnext[x] = h
     bprev[x] = -1
@@ -271,6 +331,7 @@ def _b_add(sp, v, x):
 @jit
 def _b_remove(sp, v, x):
     bhead, bnext, bprev, bsize = sp[3], sp[4], sp[5], sp[6]
+    _mark(sp, x)
     a = bprev[x]
     b = bnext[x]
     if a >= 0:
@@ -310,6 +371,8 @@ def _break_cluster(db, sp, prm, state, v):
     fbuf = sp[11]
     L, k, eps, frac, mode, log_n = prm
     b = _gather(sp, v, buf)
+    for i in range(b):
+        _mark(sp, buf[i])
     last_break[v] = b
     in_c[v] = True
     if mode == 2:
@@ -324,7 +387,7 @@ def _break_cluster(db, sp, prm, state, v):
             hits = 0
             for _ in range(k):
                 y = buf[rng_int(state, b)]
-                if db_adjacent(db, x, y):
+                if db_adjacent_from(db, x, y):
                     hits += 1
             in_c[x] = hits >= frac * k
         return
@@ -436,7 +499,7 @@ def _explore(db, sp, prm, state, rank, v):
                     if db_adjacent(db, z, v):
                         _join(db, sp, prm, z, v)
                     else:
-                        in_c[z] = False
+                        in_c[z] = False  # marked by _b_remove
                 z = nz
             _b_remove(sp, w, w)
         elif pw >= 0 and is_pivot[pw]:
@@ -458,8 +521,7 @@ def sparse_pivot_block(first, indptr, indices, db, rank, sp, prm, state, hist, n
     ``L`` and the sample size ``k`` follow ``ln`` of the current size when
     ``prm`` carries ``L <= 0`` / ``k <= 0``.
     """
-    p, is_pivot, in_c, bhead = sp[0], sp[1], sp[2], sp[3]
-    bsize, last_break, thr = sp[6], sp[7], sp[8]
+    p, is_pivot, in_c = sp[0], sp[1], sp[2]
     ops = db[4]
     L0, k0, eps, frac, mode, _ = prm
     for r in range(indptr.shape[0] - 1):
@@ -474,13 +536,7 @@ def sparse_pivot_block(first, indptr, indices, db, rank, sp, prm, state, hist, n
         o1 = ops[1]
         o2 = ops[2]
         rank[u] = rng_unit(state)
-        p[u] = -1
-        is_pivot[u] = False
-        in_c[u] = False
-        bhead[u] = -1
-        bsize[u] = 0
-        last_break[u] = 0
-        thr[u] = 0.0
+        _init_node(sp, u)
         du = db_degree(db, u)
         if rank[u] * du <= L:
             # Case 1: scan N[u].
@@ -523,6 +579,103 @@ def sparse_pivot_block(first, indptr, indices, db, rank, sp, prm, state, hist, n
             hist[r, 0] = ops[0] - o0
             hist[r, 1] = ops[1] - o1
             hist[r, 2] = ops[2] - o2
+
+
+# --- labels, kept up to date from the logged nodes --------------------------
+
+
+@jit
+def _cluster_of(sp, x):
+    """The pivot whose reported cluster C_v holds ``x``, or -1."""
+    p, is_pivot, in_c = sp[0], sp[1], sp[2]
+    v = p[x]
+    if v >= 0 and is_pivot[v] and in_c[x]:
+        return v
+    return -1
+
+
+@jit
+def _set_label(sp, x, y, user_of, labels, count):
+    lab = sp[16]
+    if lab[x] == x:
+        count[0] -= 1
+    lab[x] = y
+    if y == x:
+        count[0] += 1
+    labels[user_of[x]] = user_of[y] if y >= 0 else -1
+
+
+@jit
+def _rename(sp, deleted, v, user_of, labels, count):
+    """Name pivot v's cluster: v while it is live, else a live member; write
+    the label of every live member of C_v (O(|B_v|), once per renaming)."""
+    bhead, bnext, name, named = sp[3], sp[4], sp[13], sp[14]
+    if not sp[1][v]:
+        return
+    y = -1
+    if not deleted[v]:
+        y = v
+    else:
+        z = bhead[v]
+        while z >= 0:
+            if not deleted[z] and _cluster_of(sp, z) == v:
+                y = z
+                break
+            z = bnext[z]
+    old = name[v]
+    if old >= 0 and named[old] == v:
+        named[old] = -1
+    name[v] = y
+    if y >= 0:
+        named[y] = v
+    z = bhead[v]
+    while z >= 0:
+        if not deleted[z] and _cluster_of(sp, z) == v:
+            _set_label(sp, z, y, user_of, labels, count)
+        z = bnext[z]
+
+
+@jit
+def mark_nodes(sp, nodes):
+    """Log ``nodes`` (e.g. just deleted) for the next refresh_labels."""
+    for i in range(nodes.shape[0]):
+        _mark(sp, nodes[i])
+
+
+@jit
+def refresh_labels(sp, deleted, user_of, labels, count):
+    """Recompute the labels of the logged nodes; O(#logged) plus renamings.
+
+    A cluster is named by its pivot while the pivot is live, else by one of
+    its live members (never by a deleted node), singletons by themselves,
+    deleted nodes get -1. ``labels`` is indexed by user id, ``count[0]`` is
+    the number of live nodes that name their own cluster, i.e. the number of
+    clusters.
+    """
+    name, named, mark, dlog, dcount = sp[13], sp[14], sp[15], sp[17], sp[18]
+    for i in range(dcount[0]):
+        x = dlog[i]
+        mark[x] = 0
+        old = named[x]
+        if old >= 0 and (deleted[x] or _cluster_of(sp, x) != old):
+            # x named a cluster it has left: that cluster needs a new name
+            named[x] = -1
+            if name[old] == x:
+                name[old] = -1
+            _rename(sp, deleted, old, user_of, labels, count)
+        if deleted[x]:
+            _set_label(sp, x, -1, user_of, labels, count)
+            continue
+        v = _cluster_of(sp, x)
+        if v < 0:
+            _set_label(sp, x, x, user_of, labels, count)
+            continue
+        y = name[v]
+        if y < 0 or deleted[y] or named[y] != v or _cluster_of(sp, y) != v:
+            _rename(sp, deleted, v, user_of, labels, count)
+        else:
+            _set_label(sp, x, y, user_of, labels, count)
+    dcount[0] = 0
 
 
 # --- static PIVOT (KwikCluster) -------------------------------------------------
