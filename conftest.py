@@ -8,10 +8,18 @@ os.environ.setdefault("MPLBACKEND", "Agg")
 
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
+from threadpoolctl import threadpool_limits  # noqa: E402
+
+# pytest-xdist runs one worker per core: one BLAS/OpenMP thread each. Two
+# workers with two spinning BLAS threads apiece on two cores made dense tests
+# (completion, kernel ridge) up to ten times slower.
+threadpool_limits(1)
 
 collect_ignore_glob = []
 try:  # skalgos.torch raises on import without torch: do not even collect it
-    import torch  # noqa: F401
+    import torch
+
+    torch.set_num_threads(1)  # the same reason as threadpool_limits above
 except ImportError:
     collect_ignore_glob += ["skalgos/torch/*", "examples/torch/*"]
 try:  # likewise skalgos.federated.flower without Flower (its tests skip)
