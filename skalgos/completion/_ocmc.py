@@ -122,6 +122,7 @@ def _solve(
     xp,
     lift=False,
     force_complement=False,
+    name="OCMC",
 ):
     """Linearised ADMM for ``lx ||X||_* + ly ||P(X)||_*`` under the data term.
 
@@ -256,7 +257,7 @@ def _solve(
         hist["rank"].append(rank_x)
         if verbose and (it % max(1, 50 // verbose) == 0 or it == 1):
             print(
-                f"[OCMC] iter {it:5d}  primal {primal:.2e}  complement "
+                f"[{name}] iter {it:5d}  primal {primal:.2e}  complement "
                 f"{comp_res:.2e}  dual {dual:.2e}  beta {beta:.1e}  rank {rank_x}"
             )
         if (primal <= tol or not exact) and comp_res <= tol and dual <= tol:
@@ -518,6 +519,7 @@ class _CompletionMixin:
             xp=xp,
             lift=self._model == "imc",
             force_complement=force,
+            name=type(self).__name__,
         )
         result["X"] = result["X"] * scale
         U, sv, V = result["factors"]

@@ -650,3 +650,26 @@ def test_factors_and_predict_entries(problem, Est):
     )
     with pytest.raises(ValueError, match="outside the 30 x 30"):
         est.predict_entries([[30, 0]])
+
+
+@pytest.mark.parametrize(
+    "name", ["OCMCCompleter", "NuclearNormCompleter", "IMCCompleter"]
+)
+def test_verbose_lines_start_with_the_estimators_name(name, capsys):
+    import warnings
+
+    from skalgos import completion
+    from skalgos.datasets import make_side_info_completion
+
+    M, _, A, B, _ = make_side_info_completion(30, 30, 2, 0.5, 0.4, random_state=0)
+    cls = getattr(completion, name)
+    est = (
+        cls(verbose=1, max_iter=3)
+        if name == "NuclearNormCompleter"
+        else cls(A, B, verbose=1, max_iter=3)
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # stopped at max_iter on purpose
+        est.fit_transform(M)
+    lines = [ln for ln in capsys.readouterr().out.splitlines() if ln.strip()]
+    assert lines and all(ln.startswith(f"[{name}]") for ln in lines)
