@@ -15,6 +15,7 @@ import math
 from numbers import Integral, Real
 
 import numpy as np
+from array_api_compat import is_array_api_obj
 from sklearn.base import (
     BaseEstimator,
     ClassifierMixin,
@@ -26,7 +27,7 @@ from sklearn.preprocessing import LabelBinarizer
 from sklearn.utils._array_api import check_same_namespace
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from ..utils._backend import (
     device,
@@ -36,7 +37,7 @@ from ..utils._backend import (
     to_numpy,
 )
 from ..utils.validation import validate_data
-from ._bases import _BasisBase
+from ._bases import SphereHarmonics, _BasisBase
 from ._groups import _GroupBase
 
 __all__ = [
@@ -51,9 +52,18 @@ __all__ = [
 # The functional core
 # ---------------------------------------------------------------------------
 
+#: Largest harmonic degree of the default basis (``basis=None``).
+DEFAULT_MAX_DEGREE = 4
+
 
 def _resolve(basis, group, n_features):
-    """Bind ``basis`` and ``group`` to ``n_features`` and check they agree."""
+    """Bind ``basis`` and ``group`` to ``n_features`` and check they agree.
+
+    ``basis=None`` is the default of the estimators: spherical harmonics on the
+    unit sphere of ``R^n_features`` (:data:`DEFAULT_MAX_DEGREE`).
+    """
+    if basis is None:
+        basis = SphereHarmonics(max_degree=DEFAULT_MAX_DEGREE)
     if not isinstance(basis, _BasisBase):
         raise TypeError(
             "basis must be a basis provider (SphereHarmonics, TorusFourier or "
@@ -193,7 +203,7 @@ def _invariant_blocks(basis, group, spaces, rank_tol):
 # ---------------------------------------------------------------------------
 
 _BASIS_CONSTRAINTS = {
-    "basis": [_BasisBase],
+    "basis": [_BasisBase, None],
     "group": [_GroupBase, None],
     "n_basis": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"}), None],
     "max_eigenvalue": [Interval(Real, 0, None, closed="left"), None],
@@ -268,11 +278,14 @@ class InvariantSpectralFeatures(TransformerMixin, _SpectralBase):
 
     Parameters
     ----------
-    basis : basis provider
-        :class:`SphereHarmonics`, :class:`TorusFourier` or :class:`ProductBasis`.
+    basis : basis provider or None, default=None
+        :class:`SphereHarmonics`, :class:`TorusFourier` or :class:`ProductBasis`;
+        ``None`` is ``SphereHarmonics(max_degree=4)`` on the unit sphere of
+        ``R^n_features`` (the rows of ``X`` must have norm 1).
     group : group or None, default=None
         :class:`PermutationGroup`, :class:`SignFlipGroup`, :class:`CyclicGroup`
-        or :class:`FiniteGroup`; ``None`` is the trivial group.
+        or :class:`FiniteGroup`; ``None`` is the trivial group (no invariance
+        imposed: choose the group your target is invariant under).
     n_basis : int, "auto" or None, default=None
         Cut-off ``D`` on the number of (non-invariant) eigenfunctions, snapped
         down to whole eigenspaces. ``"auto"`` is the paper's
@@ -329,7 +342,7 @@ class InvariantSpectralFeatures(TransformerMixin, _SpectralBase):
 
     def __init__(
         self,
-        basis,
+        basis=None,
         group=None,
         *,
         n_basis=None,
@@ -378,7 +391,7 @@ class InvariantSpectralFeatures(TransformerMixin, _SpectralBase):
         """``invariantspectralfeatures0``, ... (one name per invariant feature)."""
         check_is_fitted(self)
         return np.asarray(
-            [f"invariantspectralfeatures{i}" for i in range(self.n_invariant)],
+            [f"invariantspectralfeatures{i}" for i in range(self.n_invariant_)],
             dtype=object,
         )
 
@@ -390,10 +403,16 @@ class InvariantSpectralFeatures(TransformerMixin, _SpectralBase):
         return tags
 
 
-def _solve(Psi, Y, alpha, primary, xp):
+def _solve(Psi, Y, alpha, primary, xp, total_weight=None):
+    """Ridge (or empirical-mean) coefficients; rows may carry ``sqrt(w_i)``.
+
+    With rows scaled by ``sqrt(w_i)`` the ridge solve minimises
+    ``sum_i w_i (y_i - f(x_i))^2 + alpha ||c||^2`` and the empirical mean is
+    ``sum_i w_i y_i phi(x_i) / sum_i w_i`` (``total_weight``).
+    """
     n, p = Psi.shape
     if primary == "empirical":
-        return (Psi.T @ Y) / n
+        return (Psi.T @ Y) / (n if total_weight is None else total_weight)
     if alpha == 0:
         return xp.linalg.pinv(Psi) @ Y
     if p <= n:
@@ -414,16 +433,38 @@ _REGRESSOR_CONSTRAINTS = dict(
 class _InvariantRegressorBase(_SpectralBase):
     _parameter_constraints = _REGRESSOR_CONSTRAINTS
 
-    def _fit_targets(self, X, Y):
+    def _fit_targets(self, X, Y, sample_weight=None):
         """Fit on float ``X`` and a 2-d float target ``Y`` (same namespace)."""
         xp, dtype = self._fit_basis(X, X.shape[0], self._weights())
         Psi = self._features(X)
         Y = xp.astype(Y, dtype)
-        if self.center_y:
+        sw = None
+        if sample_weight is not None:
+            if is_array_api_obj(sample_weight):  # torch, array-api-strict, ...
+                sample_weight = to_numpy(sample_weight)
+            sw = _check_sample_weight(
+                sample_weight, np.empty((X.shape[0], 0)), ensure_non_negative=True
+            )
+            total = float(sw.sum())
+            sw = xp.astype(to_device(sw, device(X), xp=xp), dtype)
+        if not self.center_y:
+            mean = xp.zeros(Y.shape[1], dtype=dtype, device=device(Y))
+        elif sw is None:
             mean = xp.mean(Y, axis=0)
         else:
-            mean = xp.zeros(Y.shape[1], dtype=dtype, device=device(Y))
-        coef = _solve(Psi, Y - mean, float(self.alpha), self.primary, xp)
+            mean = xp.sum(sw[:, None] * Y, axis=0) / total
+        if sw is None:
+            coef = _solve(Psi, Y - mean, float(self.alpha), self.primary, xp)
+        else:
+            root = xp.sqrt(sw)[:, None]
+            coef = _solve(
+                root * Psi,
+                root * (Y - mean),
+                float(self.alpha),
+                self.primary,
+                xp,
+                total,
+            )
         return coef, mean
 
     def _weights(self):
@@ -448,13 +489,17 @@ class InvariantKernelRidge(RegressorMixin, _InvariantRegressorBase):
 
     Parameters
     ----------
-    basis : basis provider
+    basis : basis provider or None, default=None
         :class:`SphereHarmonics`, :class:`TorusFourier` or :class:`ProductBasis`
-        (the "geometric oracle").
+        (the "geometric oracle"); ``None`` is ``SphereHarmonics(max_degree=4)``
+        on the unit sphere of ``R^n_features`` (the rows of ``X`` must have
+        norm 1).
     group : group or None, default=None
         :class:`PermutationGroup`, :class:`SignFlipGroup`, :class:`CyclicGroup`
         or :class:`FiniteGroup`; ``None`` is the trivial group (ordinary kernel
-        ridge on the truncated kernel).
+        ridge on the truncated kernel). The default imposes no invariance on
+        purpose: an invariance the target lacks is a bias no data removes, so
+        the group is the user's statement about the target.
     alpha : float, default=1e-3
         Ridge penalty (``primary="ridge"``); ``0`` is least squares.
     primary : {"ridge", "empirical"}, default="ridge"
@@ -551,7 +596,7 @@ class InvariantKernelRidge(RegressorMixin, _InvariantRegressorBase):
 
     def __init__(
         self,
-        basis,
+        basis=None,
         group=None,
         *,
         alpha=1e-3,
@@ -575,7 +620,7 @@ class InvariantKernelRidge(RegressorMixin, _InvariantRegressorBase):
         self.rank_tol = rank_tol
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Fit the invariant estimator.
 
         Parameters
@@ -584,6 +629,12 @@ class InvariantKernelRidge(RegressorMixin, _InvariantRegressorBase):
             Points on the manifold (see the basis for what is checked).
         y : array-like of shape (n_samples,) or (n_samples, n_targets)
             Targets.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weight of each sample: the ridge primary minimises
+            ``sum_i w_i (y_i - f(x_i))^2 + alpha ||c||^2`` (integer weights
+            are repeated rows), the intercept is the weighted mean and the
+            empirical primary the weighted mean ``sum_i w_i y_i phi(x_i) /
+            sum_i w_i``. ``n_basis="auto"`` counts rows, not weights.
 
         Returns
         -------
@@ -595,7 +646,7 @@ class InvariantKernelRidge(RegressorMixin, _InvariantRegressorBase):
             y = to_device(to_numpy(y), device(X), xp=xp)  # everything follows X
         X = _as_float(X, xp)
         Y = y if y.ndim == 2 else xp.reshape(y, (-1, 1))
-        coef, mean = self._fit_targets(X, Y)
+        coef, mean = self._fit_targets(X, Y, sample_weight)
         self._coef2d, self._intercept = coef, mean
         if y.ndim == 1:
             self.coef_, self.intercept_ = coef[:, 0], mean[0]
@@ -634,8 +685,10 @@ class InvariantKernelClassifier(ClassifierMixin, _InvariantRegressorBase):
 
     Parameters
     ----------
-    basis : basis provider
-        :class:`SphereHarmonics`, :class:`TorusFourier` or :class:`ProductBasis`.
+    basis : basis provider or None, default=None
+        :class:`SphereHarmonics`, :class:`TorusFourier` or :class:`ProductBasis`;
+        ``None`` is ``SphereHarmonics(max_degree=4)`` on the unit sphere of
+        ``R^n_features``.
     group : group or None, default=None
         The invariance group; ``None`` is the trivial group.
     alpha : float, default=1e-3
@@ -695,7 +748,7 @@ class InvariantKernelClassifier(ClassifierMixin, _InvariantRegressorBase):
 
     def __init__(
         self,
-        basis,
+        basis=None,
         group=None,
         *,
         alpha=1e-3,
@@ -719,13 +772,16 @@ class InvariantKernelClassifier(ClassifierMixin, _InvariantRegressorBase):
         self.rank_tol = rank_tol
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Fit one invariant ridge model per class (one-vs-rest).
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weight of each sample (see
+            :meth:`InvariantKernelRidge.fit`).
 
         Returns
         -------
@@ -740,7 +796,7 @@ class InvariantKernelClassifier(ClassifierMixin, _InvariantRegressorBase):
         xp = get_namespace(X)
         X = _as_float(X, xp)
         Y = to_device(Y, device(X), xp=xp)  # the solves follow X's namespace
-        coef, mean = self._fit_targets(X, Y)
+        coef, mean = self._fit_targets(X, Y, sample_weight)
         self._coef2d, self._intercept = coef, mean
         self.coef_, self.intercept_ = coef.T, mean
         return self

@@ -356,3 +356,68 @@ def test_grid_search_over_basis_and_cut_off():
     search = GridSearchCV(base, grid, cv=3).fit(X, y)
     assert search.best_params_["basis__max_degree"] == 4
     assert base.basis.max_degree == 2  # the user's basis is left alone
+
+
+# --- issue 26: feature names, defaults, sample weights ----------------------
+
+
+def test_feature_names_and_pandas_output():
+    pd = pytest.importorskip("pandas")
+    X, _ = _sphere_data(4, 30)
+    feat = InvariantSpectralFeatures(SphereHarmonics(4, 4), PermutationGroup(4))
+    names = feat.fit(X).get_feature_names_out()
+    assert list(names) == [f"invariantspectralfeatures{i}" for i in range(8)]
+    out = feat.set_output(transform="pandas").transform(X)
+    assert isinstance(out, pd.DataFrame)
+    assert list(out.columns) == list(names)
+    np.testing.assert_allclose(
+        out.to_numpy(), feat.set_output(transform="default").transform(X)
+    )
+
+
+def test_default_construction_infers_sphere_harmonics():
+    X, y = _sphere_data(5, 80)
+    reg = InvariantKernelRidge().fit(X, y)
+    ref = InvariantKernelRidge(SphereHarmonics(5, 4)).fit(X, y)
+    assert isinstance(reg.basis_, SphereHarmonics)
+    assert (reg.basis_.dim, reg.basis_.max_degree) == (5, 4)
+    assert reg.group_ is None and reg.basis is None
+    np.testing.assert_allclose(reg.predict(X), ref.predict(X), rtol=1e-12)
+    clf = InvariantKernelClassifier().fit(X, (y > np.median(y)).astype(int))
+    assert clf.n_features_in_ == 5
+    feat = InvariantSpectralFeatures(group=PermutationGroup()).fit(X)
+    assert feat.n_invariant_ == 8  # invariant harmonics of degree <= 4 on S^4
+
+
+@pytest.mark.parametrize("primary", ["ridge", "empirical"])
+def test_integer_sample_weight_equals_repeated_rows(primary):
+    X, y = _sphere_data(4, 40)
+    w = np.random.default_rng(1).integers(0, 4, size=40)
+    kw = dict(basis=SphereHarmonics(4, 4), group=PermutationGroup(4), primary=primary)
+    reg = InvariantKernelRidge(**kw).fit(X, y, sample_weight=w)
+    rep = InvariantKernelRidge(**kw).fit(np.repeat(X, w, 0), np.repeat(y, w))
+    np.testing.assert_allclose(reg.coef_, rep.coef_, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(reg.intercept_, rep.intercept_, rtol=1e-12)
+    unweighted = InvariantKernelRidge(**kw).fit(X, y)
+    assert not np.allclose(reg.coef_, unweighted.coef_)
+    w_copy = w.copy()
+    InvariantKernelClassifier(**kw).fit(X, y > 1.0, sample_weight=w)
+    np.testing.assert_array_equal(w, w_copy)
+
+
+def test_weighted_normal_equations():
+    X, y = _sphere_data(4, 50)
+    w = np.random.default_rng(2).uniform(0.1, 3.0, size=50)
+    alpha = 1e-2
+    reg = InvariantKernelRidge(
+        SphereHarmonics(4, 3), PermutationGroup(4), alpha=alpha
+    ).fit(X, y, sample_weight=w)
+    Psi = reg._features(X)
+    mu = np.average(y, weights=w)
+    lhs = Psi.T @ (w[:, None] * Psi) + alpha * np.eye(Psi.shape[1])
+    np.testing.assert_allclose(lhs @ reg.coef_, Psi.T @ (w * (y - mu)), atol=1e-10)
+    assert reg.intercept_ == pytest.approx(mu)
+    with pytest.raises(ValueError, match="sample_weight"):
+        reg.fit(X, y, sample_weight=-w)
+    with pytest.raises(ValueError, match="[Ss]ample.weight"):
+        reg.fit(X, y, sample_weight=np.zeros(50))
