@@ -63,7 +63,8 @@ class PWAligner(TransformerMixin, BaseEstimator):
     Notes
     -----
     The output layout follows the input: a list gives a list, a 3-D array a
-    3-D array, a 2-D array (one 1-D cloud per row) a 2-D array. Aligning to a
+    3-D array, a 2-D array (one 1-D cloud per row) a 2-D array. Clouds have no
+    DataFrame form, so :meth:`set_output` accepts only ``"default"``. Aligning to a
     reference is how the paper displays barycenters; the transformer itself
     is ours.
 
@@ -205,6 +206,34 @@ class PWAligner(TransformerMixin, BaseEstimator):
         )
         rotations = self._rotations(clouds, weights)
         return format_like([Y @ P for Y, P in zip(clouds, rotations)], layout)
+
+    def set_output(self, *, transform=None):
+        """Accept only the default output container.
+
+        ``transform`` returns point clouds (a list, or a 3-D array), which
+        have no DataFrame form, so ``"pandas"`` and ``"polars"`` are refused
+        rather than silently ignored; the global ``transform_output`` setting
+        leaves the output as clouds too. Put a transformer that gives one row
+        per cloud after the aligner (e.g. :class:`PWBarycenter`, whose
+        distances support ``set_output``) and configure that one.
+
+        Parameters
+        ----------
+        transform : {"default"} or None, default=None
+            ``"default"`` or ``None`` (nothing to configure).
+
+        Returns
+        -------
+        self : PWAligner
+        """
+        if transform not in (None, "default"):
+            raise ValueError(
+                f"PWAligner cannot give {transform!r} output: transform returns "
+                "point clouds (a list or a 3-D array), which have no DataFrame "
+                "form. Use set_output(transform='default'), and set the output of "
+                "the step after the aligner instead."
+            )
+        return self
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -308,7 +308,9 @@ class PWBarycenter(TransformerMixin, BaseEstimator):
     -----
     The input is a ragged list of clouds, not an ``(n_samples, n_features)``
     table: ``X`` is a list of ``(n_i, d)`` arrays, a 3-D array, or a 2-D
-    array read as one 1-D cloud per row.
+    array read as one 1-D cloud per row (with a warning when the rows have
+    more than one entry: a single cloud ``Y`` of shape ``(n, d)`` is passed
+    as ``[Y]``).
 
     Deviations from the paper (ours): at every outer iteration each PW solve
     starts from the chosen init *and* from the cloud's previous rotation,
@@ -502,6 +504,24 @@ class PWBarycenter(TransformerMixin, BaseEstimator):
         D : ndarray of shape (n_clouds, 1)
         """
         return np.sqrt(self._distances_sq(X))[:, None]
+
+    def get_feature_names_out(self, input_features=None):
+        """The one output column, ``pwbarycenter0`` (the distance).
+
+        With it, ``set_output(transform="pandas")`` gives a one-column
+        DataFrame of distances, one row per cloud.
+
+        Parameters
+        ----------
+        input_features : None
+            Ignored (the input is a list of clouds, which has no columns).
+
+        Returns
+        -------
+        names : ndarray of str objects, shape (1,)
+        """
+        check_is_fitted(self)
+        return np.asarray([f"{type(self).__name__.lower()}0"], dtype=object)
 
     def score(self, X, y=None):
         """Minus the mean squared PW distance of the clouds to the barycenter.

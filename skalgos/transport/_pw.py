@@ -4,7 +4,10 @@ The distance, its block-coordinate-descent solver (exact OT / Procrustes) and
 the initialization strategies of Adamo et al. (ICML 2025).
 """
 
+import hashlib
 import numbers
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -299,6 +302,35 @@ def _knn_laplacian_fiedler(X, frac=0.2):
     return f / scale if scale > 0 else f
 
 
+_FIEDLER_CACHE = OrderedDict()
+_FIEDLER_CACHE_SIZE = 1024
+_FIEDLER_LOCK = threading.Lock()
+
+
+def _fiedler(X):
+    """:func:`_knn_laplacian_fiedler` of ``X``, cached by the cloud's content.
+
+    k-means and the barycenter align the same data clouds to every centroid
+    at every iteration; their Fiedler vectors (a dense ``O(n^3)`` eigensolve
+    each) are computed once per distinct cloud instead of once per pair. The
+    key is a digest of the bytes, so an edited array is never served stale.
+    """
+    X = np.ascontiguousarray(X, dtype=float)
+    key = (X.shape, hashlib.blake2b(X.tobytes(), digest_size=16).digest())
+    with _FIEDLER_LOCK:
+        f = _FIEDLER_CACHE.get(key)
+        if f is not None:
+            _FIEDLER_CACHE.move_to_end(key)
+            return f
+    f = _knn_laplacian_fiedler(X)
+    f.setflags(write=False)
+    with _FIEDLER_LOCK:
+        _FIEDLER_CACHE[key] = f
+        while len(_FIEDLER_CACHE) > _FIEDLER_CACHE_SIZE:
+            _FIEDLER_CACHE.popitem(last=False)
+    return f
+
+
 def _w2_sq(X, Y, a, b):
     import ot
 
@@ -310,7 +342,7 @@ def _init_fiedler(X, Y, a, b, allow_reflection):
 
     if X.shape[0] < 3 or Y.shape[0] < 3:
         return np.eye(X.shape[1])
-    fx, fy = _knn_laplacian_fiedler(X), _knn_laplacian_fiedler(Y)
+    fx, fy = _fiedler(X), _fiedler(Y)
     best, best_cost = None, np.inf
     for sign in (1.0, -1.0):
         G = ot.emd_1d(fx, sign * fy, a, b, metric="sqeuclidean")
