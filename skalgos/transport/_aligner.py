@@ -8,6 +8,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._barycenter import _PW_PARAMS, PWBarycenter
 from ._common import check_pw_init, preprocess, pw_sq
+from ._pw import check_ot_solver
 from ._validation import format_like, validate_clouds
 
 __all__ = ["PWAligner"]
@@ -42,10 +43,12 @@ class PWAligner(TransformerMixin, BaseEstimator):
         Also scale each cloud to unit maximum radius.
     allow_reflection : bool, default=True
         Align over O(d) (the paper) or rotations only (ours).
-    ot_solver : {"emd", "sinkhorn"}, default="emd"
-        Exact OT (the paper) or entropic OT (ours).
+    ot_solver : {"emd"}, default="emd"
+        Exact OT (the paper). ``"sinkhorn"`` was removed and raises a
+        ``ValueError`` that says why (see :func:`pw_distance`).
     reg : float, default=1e-2
-        Entropic regularization relative to the mean cost.
+        Unused: read only by the removed entropic solver, kept so that code
+        passing it still runs.
     n_support : int, default=100
         Support size of the barycenter reference.
     random_state : int, RandomState instance or None, default=None
@@ -133,6 +136,7 @@ class PWAligner(TransformerMixin, BaseEstimator):
         -------
         self : PWAligner
         """
+        check_ot_solver(self.ot_solver)
         clouds, weights, _ = validate_clouds(X, estimator=self)
         d = clouds[0].shape[1]
         check_pw_init(self.init, d, self.allow_reflection)

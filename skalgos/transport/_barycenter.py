@@ -9,7 +9,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ._common import check_pw_init, preprocess, pw_sq, w_sq
-from ._pw import INITS
+from ._pw import INITS, check_ot_solver
 from ._validation import validate_clouds
 
 __all__ = ["PWBarycenter", "pw_barycenter"]
@@ -93,6 +93,7 @@ def _fit_barycenter(
     """The fixed-point / block-coordinate descent on preprocessed NumPy clouds."""
     import ot
 
+    check_ot_solver(ot_solver)
     d = X0.shape[1]
     X = X0.copy()
     rotations = [np.eye(d) for _ in clouds]
@@ -274,10 +275,12 @@ class PWBarycenter(TransformerMixin, BaseEstimator):
         the official code does.
     allow_reflection : bool, default=True
         Align over O(d) (the paper) or rotations only (ours).
-    ot_solver : {"emd", "sinkhorn"}, default="emd"
-        Exact OT (the paper) or entropic OT (ours).
+    ot_solver : {"emd"}, default="emd"
+        Exact OT (the paper). ``"sinkhorn"`` was removed and raises a
+        ``ValueError`` that says why (see :func:`pw_distance`).
     reg : float, default=1e-2
-        Entropic regularization relative to the mean cost.
+        Unused: read only by the removed entropic solver, kept so that code
+        passing it still runs.
     store_plans : bool, default=False
         Keep the transport plans in ``plans_``.
     random_state : int, RandomState instance or None, default=None
@@ -436,6 +439,7 @@ class PWBarycenter(TransformerMixin, BaseEstimator):
         -------
         self : PWBarycenter
         """
+        check_ot_solver(self.ot_solver)
         clouds, weights, _ = self._prep(X, atom_weights)
         d = clouds[0].shape[1]
         init = check_pw_init(self.init, d, self.allow_reflection)

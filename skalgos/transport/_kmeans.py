@@ -10,7 +10,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._barycenter import _PW_PARAMS, _fit_barycenter
 from ._common import check_pw_init, preprocess, pw_sq, w_sq
-from ._pw import INITS
+from ._pw import INITS, check_ot_solver
 from ._validation import validate_clouds
 
 __all__ = ["PWKMeans"]
@@ -72,10 +72,12 @@ class PWKMeans(ClusterMixin, BaseEstimator):
         Also scale each cloud to unit maximum radius (the paper's preprocessing).
     allow_reflection : bool, default=True
         Align over O(d) (the paper) or rotations only (ours).
-    ot_solver : {"emd", "sinkhorn"}, default="emd"
-        Exact OT (the paper) or entropic OT (ours).
+    ot_solver : {"emd"}, default="emd"
+        Exact OT (the paper). ``"sinkhorn"`` was removed and raises a
+        ``ValueError`` that says why (see :func:`pw_distance`).
     reg : float, default=1e-2
-        Entropic regularization relative to the mean cost.
+        Unused: read only by the removed entropic solver, kept so that code
+        passing it still runs.
     random_state : int, RandomState instance or None, default=None
         Seeds the first centroid and the resampling of seeds to ``n_support``
         points.
@@ -240,6 +242,7 @@ class PWKMeans(ClusterMixin, BaseEstimator):
         -------
         self : PWKMeans
         """
+        check_ot_solver(self.ot_solver)
         clouds, weights = self._prep(X)
         n = len(clouds)
         if n < self.n_clusters:
