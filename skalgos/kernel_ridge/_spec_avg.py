@@ -52,18 +52,19 @@ __all__ = [
 # The functional core
 # ---------------------------------------------------------------------------
 
-#: Largest harmonic degree of the default basis (``basis=None``).
-DEFAULT_MAX_DEGREE = 4
+#: Largest degree ``max_degree="auto"`` considers (a compute guard in low
+#: dimension, where the harmonic count grows slowly).
+AUTO_MAX_DEGREE = 20
 
 
 def _resolve(basis, group, n_features):
     """Bind ``basis`` and ``group`` to ``n_features`` and check they agree.
 
     ``basis=None`` is the default of the estimators: spherical harmonics on the
-    unit sphere of ``R^n_features`` (:data:`DEFAULT_MAX_DEGREE`).
+    unit sphere of ``R^n_features`` with ``max_degree="auto"``.
     """
     if basis is None:
-        basis = SphereHarmonics(max_degree=DEFAULT_MAX_DEGREE)
+        basis = SphereHarmonics(max_degree="auto")
     if not isinstance(basis, _BasisBase):
         raise TypeError(
             "basis must be a basis provider (SphereHarmonics, TorusFourier or "
@@ -119,6 +120,68 @@ def _kept_spaces(basis, n_basis, max_eigenvalue, n_samples=None, smoothness=None
             "least the constant function (n_basis >= 1, max_eigenvalue >= 0)."
         )
     return spaces
+
+
+def _is_auto(basis):
+    return isinstance(basis, SphereHarmonics) and basis.max_degree == "auto"
+
+
+def _auto_degree_cap(dim, n_samples):
+    """Largest degree whose harmonic count ``D`` stays ``<= max(n, dim + 1)``.
+
+    ``D <= n`` bounds the cost of the fit (the projectors cost ``O(m^3)`` in
+    the largest eigenspace ``m``) by the data size; the statistics are left
+    to the cross-validation over the degrees below the cap.
+    """
+    from ._bases import harmonic_dimension
+
+    budget, total, degree = max(int(n_samples), dim + 1), 0, -1
+    while degree < AUTO_MAX_DEGREE:
+        total += harmonic_dimension(degree + 1, dim)
+        if total > budget:
+            break
+        degree += 1
+    return max(degree, 1)
+
+
+def _loo_degree(Psi, Y, blocks, alpha, primary, root_w=None):
+    """Leave-one-out squared error of each degree prefix; ``(scores, best)``.
+
+    ``Psi`` holds the (weighted) invariant features of every degree up to
+    the cap, in degree order; the prefix of degree ``k`` is the estimator
+    truncated at ``k``. Ridge: ``e_i / (1 - H_ii)`` from an eigendecomposition
+    of the ``p x p`` Gram matrix, ``O(n p^2)`` per degree. Empirical mean:
+    the mean without sample ``i``. ``Y`` is centred; rows carry
+    ``sqrt(w_i)`` under sample weights (``root_w``).
+    """
+    n = Psi.shape[0]
+    if root_w is not None:
+        Psi, Y = root_w[:, None] * Psi, root_w[:, None] * Y
+    scores, stop = {}, 0
+    for k, (*_, V) in enumerate(blocks):
+        stop += V.shape[1]
+        if V.shape[1] == 0 and k > 0:
+            scores[k] = scores[k - 1]
+            continue
+        F = Psi[:, :stop]
+        if primary == "empirical":
+            coef = F.T @ Y
+            lev = (F**2).sum(axis=1)
+            pred = (F @ coef - lev[:, None] * Y) / max(n - 1, 1)
+            res = Y - pred
+        else:
+            w, U = np.linalg.eigh(F.T @ F)
+            w = np.maximum(w, 0.0)
+            G = F @ U
+            shrink = w / (w + alpha) if alpha > 0 else (w > 1e-12 * w.max())
+            inv = np.divide(shrink, w, out=np.zeros_like(w), where=w > 0)
+            h = (G**2 * inv).sum(axis=1) * 1.0
+            fitted = G @ (inv[:, None] * (G.T @ Y))
+            denom = np.maximum(1.0 - h, 1e-12)
+            res = (Y - fitted) / denom[:, None]
+        scores[k] = float((res**2).sum() / n)
+    best = min(scores, key=lambda k: (scores[k], k))
+    return scores, best
 
 
 def _smoothness(smoothness, basis):
@@ -216,8 +279,13 @@ _BASIS_CONSTRAINTS = {
 class _SpectralBase(BaseEstimator):
     """Fits the invariant basis and builds invariant feature matrices."""
 
-    def _fit_basis(self, X, n_samples, weights):
-        basis_, group_ = _resolve(self.basis, self.group, X.shape[1])
+    def _fit_basis(self, X, n_samples, weights, basis=None):
+        basis = self.basis if basis is None else basis
+        basis_, group_ = _resolve(basis, self.group, X.shape[1])
+        if _is_auto(basis_):  # no targets here: the size rule alone
+            cap = _auto_degree_cap(basis_.dim, n_samples)
+            basis_ = SphereHarmonics(basis_.dim, cap, basis_.project)
+            self.max_degree_ = cap
         spaces = _kept_spaces(
             basis_, self.n_basis, self.max_eigenvalue, n_samples, self.smoothness
         )
@@ -280,8 +348,10 @@ class InvariantSpectralFeatures(TransformerMixin, _SpectralBase):
     ----------
     basis : basis provider or None, default=None
         :class:`SphereHarmonics`, :class:`TorusFourier` or :class:`ProductBasis`;
-        ``None`` is ``SphereHarmonics(max_degree=4)`` on the unit sphere of
-        ``R^n_features`` (the rows of ``X`` must have norm 1).
+        ``None`` is ``SphereHarmonics(max_degree="auto")`` on the unit sphere
+        of ``R^n_features`` (the rows of ``X`` must have norm 1); without
+        targets, ``"auto"`` is the largest degree whose harmonic count stays
+        ``<= n_samples``.
     group : group or None, default=None
         :class:`PermutationGroup`, :class:`SignFlipGroup`, :class:`CyclicGroup`
         or :class:`FiniteGroup`; ``None`` is the trivial group (no invariance
@@ -436,6 +506,9 @@ class _InvariantRegressorBase(_SpectralBase):
     def _fit_targets(self, X, Y, sample_weight=None):
         """Fit on float ``X`` and a 2-d float target ``Y`` (same namespace)."""
         xp, dtype = self._fit_basis(X, X.shape[0], self._weights())
+        self.degree_scores_ = None
+        if _is_auto(_resolve(self.basis, None, X.shape[1])[0]):
+            self._choose_degree(X, Y, sample_weight)
         Psi = self._features(X)
         Y = xp.astype(Y, dtype)
         sw = None
@@ -470,6 +543,32 @@ class _InvariantRegressorBase(_SpectralBase):
     def _weights(self):
         return "none" if self.primary == "empirical" else self.weights
 
+    def _choose_degree(self, X, Y, sample_weight):
+        """``max_degree="auto"``: leave-one-out CV over the degrees up to the cap."""
+        Psi = to_numpy(self._features(X)).astype(np.float64)
+        Yn = to_numpy(Y).astype(np.float64)
+        root_w = None
+        if sample_weight is not None:
+            if is_array_api_obj(sample_weight):
+                sample_weight = to_numpy(sample_weight)
+            sw = _check_sample_weight(
+                sample_weight, np.empty((X.shape[0], 0)), ensure_non_negative=True
+            )
+            root_w = np.sqrt(sw)
+            mean = (sw @ Yn) / sw.sum()
+        else:
+            mean = Yn.mean(axis=0)
+        if self.center_y:
+            Yn = Yn - mean
+        scores, best = _loo_degree(
+            Psi, Yn, self.blocks_, float(self.alpha), self.primary, root_w
+        )
+        self.degree_scores_ = scores
+        if best != self.max_degree_:
+            basis = SphereHarmonics(self.basis_.dim, best, self.basis_.project)
+            self._fit_basis(X, X.shape[0], self._weights(), basis=basis)
+        self.max_degree_ = best
+
     def _decision(self, X, method="predict"):
         check_is_fitted(self)
         check_same_namespace(X, self, attribute="eigenvalues_", method=method)
@@ -491,9 +590,13 @@ class InvariantKernelRidge(RegressorMixin, _InvariantRegressorBase):
     ----------
     basis : basis provider or None, default=None
         :class:`SphereHarmonics`, :class:`TorusFourier` or :class:`ProductBasis`
-        (the "geometric oracle"); ``None`` is ``SphereHarmonics(max_degree=4)``
-        on the unit sphere of ``R^n_features`` (the rows of ``X`` must have
-        norm 1).
+        (the "geometric oracle"); ``None`` is
+        ``SphereHarmonics(max_degree="auto")`` on the unit sphere of
+        ``R^n_features`` (the rows of ``X`` must have norm 1). With
+        ``max_degree="auto"`` the degree is chosen at ``fit`` by exact
+        leave-one-out cross-validation of this estimator (at the given
+        ``alpha``) over the degrees ``0..K``, ``K`` the largest degree whose
+        harmonic count ``D`` stays ``<= n_samples`` (and ``<= 20``).
     group : group or None, default=None
         :class:`PermutationGroup`, :class:`SignFlipGroup`, :class:`CyclicGroup`
         or :class:`FiniteGroup`; ``None`` is the trivial group (ordinary kernel
@@ -543,6 +646,11 @@ class InvariantKernelRidge(RegressorMixin, _InvariantRegressorBase):
         Eigenvalue of each invariant feature.
     feature_weights_ : ndarray of shape (n_invariant,)
         Kernel weight of each invariant feature.
+    max_degree_ : int
+        The degree chosen by ``max_degree="auto"`` (only then).
+    degree_scores_ : dict or None
+        Leave-one-out mean squared error of each candidate degree under
+        ``max_degree="auto"``, else None.
     n_features_in_ : int
         Number of input features.
 
@@ -570,6 +678,14 @@ class InvariantKernelRidge(RegressorMixin, _InvariantRegressorBase):
       of the manifold rather than by integration.
     * ``smoothness=None`` picks ``s = manifold_dim``; the paper leaves ``s`` to
       the user.
+    * ``max_degree="auto"`` (the default basis) is ours: the paper's rule
+      ``D = n^{1/(1+a)}`` (``n_basis="auto"``) keeps a handful of functions at
+      practical ``n`` (degree 1 on ``S^5`` at ``n = 2000``), and a fixed degree
+      decides the outcome (on the benchmark, degree 6 has 18 invariant
+      features and test MSE 3.3x that of degree 4 at ``n = 1000``: the error is
+      variance, ``sigma^2 p / n``, not truncation bias). Exact leave-one-out
+      over whole degrees costs ``O(n p^2)`` per degree on top of one fit at
+      the cap.
 
     References
     ----------
@@ -687,8 +803,9 @@ class InvariantKernelClassifier(ClassifierMixin, _InvariantRegressorBase):
     ----------
     basis : basis provider or None, default=None
         :class:`SphereHarmonics`, :class:`TorusFourier` or :class:`ProductBasis`;
-        ``None`` is ``SphereHarmonics(max_degree=4)`` on the unit sphere of
-        ``R^n_features``.
+        ``None`` is ``SphereHarmonics(max_degree="auto")`` on the unit sphere
+        of ``R^n_features`` (the degree by leave-one-out, as in
+        :class:`InvariantKernelRidge`).
     group : group or None, default=None
         The invariance group; ``None`` is the trivial group.
     alpha : float, default=1e-3

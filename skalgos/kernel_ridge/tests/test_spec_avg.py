@@ -378,15 +378,60 @@ def test_feature_names_and_pandas_output():
 def test_default_construction_infers_sphere_harmonics():
     X, y = _sphere_data(5, 80)
     reg = InvariantKernelRidge().fit(X, y)
-    ref = InvariantKernelRidge(SphereHarmonics(5, 4)).fit(X, y)
     assert isinstance(reg.basis_, SphereHarmonics)
-    assert (reg.basis_.dim, reg.basis_.max_degree) == (5, 4)
+    assert reg.basis_.dim == 5 and reg.basis_.max_degree == reg.max_degree_
     assert reg.group_ is None and reg.basis is None
+    ref = InvariantKernelRidge(SphereHarmonics(5, reg.max_degree_)).fit(X, y)
     np.testing.assert_allclose(reg.predict(X), ref.predict(X), rtol=1e-12)
     clf = InvariantKernelClassifier().fit(X, (y > np.median(y)).astype(int))
     assert clf.n_features_in_ == 5
     feat = InvariantSpectralFeatures(group=PermutationGroup()).fit(X)
-    assert feat.n_invariant_ == 8  # invariant harmonics of degree <= 4 on S^4
+    assert feat.basis_.max_degree == feat.max_degree_ == 3  # D(3) = 50 <= 80 < D(4)
+
+
+def test_auto_degree_cap_rule():
+    from skalgos.kernel_ridge._spec_avg import _auto_degree_cap
+
+    # harmonic counts on S^5: D(5) = 378, D(6) = 714, D(7) = 1254, D(8) = 2079
+    assert [_auto_degree_cap(6, n) for n in (500, 1000, 2000)] == [5, 6, 7]
+    assert _auto_degree_cap(2, 10**6) == 20  # the compute guard
+    with pytest.raises(ValueError, match="max_degree='auto'"):
+        SphereHarmonics(4, "auto").evaluate(np.eye(4))
+
+
+@pytest.mark.parametrize("primary", ["ridge", "empirical"])
+def test_auto_degree_leave_one_out_is_exact(primary):
+    from skalgos.kernel_ridge._spec_avg import _loo_degree
+
+    X, y = _sphere_data(4, 25)
+    kw = dict(group=PermutationGroup(4), alpha=1e-2, primary=primary, center_y=False)
+    reg = InvariantKernelRidge(SphereHarmonics(4, 4), **kw).fit(X, y)
+    Psi = reg._features(X)
+    scores, best = _loo_degree(Psi, y[:, None], reg.blocks_, 1e-2, primary)
+    for degree in range(5):
+        errs = []
+        for i in range(25):
+            keep = np.arange(25) != i
+            fit = InvariantKernelRidge(SphereHarmonics(4, degree), **kw)
+            fit.fit(X[keep], y[keep])
+            errs.append((fit.predict(X[i : i + 1])[0] - y[i]) ** 2)
+        assert scores[degree] == pytest.approx(np.mean(errs), rel=1e-8)
+    assert best == min(scores, key=scores.get)
+
+
+def test_auto_degree_finds_the_degree_of_the_target():
+    rng = np.random.default_rng(3)
+    X = SphereHarmonics(5).sample(300, rng)
+    f = (X**4).sum(1)  # invariant, degree 4 exactly
+    y = f + 0.01 * rng.standard_normal(300)
+    reg = InvariantKernelRidge(
+        SphereHarmonics(5, "auto"), PermutationGroup(5), alpha=1e-6
+    ).fit(X, y)
+    assert reg.max_degree_ == 4
+    assert set(reg.degree_scores_) == set(range(5 + 1))  # cap: D(5) = 196 <= 300 < D(6)
+    assert reg.degree_scores_[3] > 10 * reg.degree_scores_[4]
+    Xp = X[:, rng.permutation(5)]
+    np.testing.assert_allclose(reg.predict(Xp), reg.predict(X), atol=1e-10)
 
 
 @pytest.mark.parametrize("primary", ["ridge", "empirical"])
