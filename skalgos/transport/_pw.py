@@ -150,7 +150,7 @@ SINKHORN_REMOVED = (
     "ot_solver='sinkhorn' was removed: POT's entropic OT on the CPU is both "
     "slower and less accurate than the exact solver inside the PW iterations. "
     "Measured on 3-D helices of 300 and 1000 points from the same Fiedler "
-    "start, with epsilon annealing and warm-started duals: 7x and 6x the time "
+    "start, with epsilon annealing and warm-started duals: 7x and 25x the time "
     "of exact PW (the log-domain variant 470x at 300 points), and PW^2 54% and "
     "173% above the exact value at reg=1e-2 (reg=3e-3: still 14% above, at "
     "300 points). Use ot_solver='emd' (the default), and subsample clouds of "
@@ -625,7 +625,7 @@ def pw_distance(
 
     An entropic solver (POT's log-domain Sinkhorn, with the regularization
     annealed across the PW iterations and warm-started duals) was tried and
-    removed: on 3-D helices of 300 and 1000 points it was 7x and 6x slower
+    removed: on 3-D helices of 300 and 1000 points it was 7x and 25x slower
     than the exact PW iterations (the log-domain variant 470x at 300 points)
     and its PW^2 was 54% and 173% too large at ``reg = 1e-2`` of the mean cost (the entropic blur is of the order of
     the mean cost, PW^2 of well-aligned clouds far below it); a smaller

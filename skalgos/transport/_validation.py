@@ -11,10 +11,10 @@ from sklearn.utils import check_array
 from ..utils._backend import check_array_api_support, to_numpy
 from ..utils.validation import check_point_clouds
 
-_INTERNAL_DIRS = tuple(
-    os.path.dirname(os.path.dirname(os.path.abspath(mod.__file__))) + os.sep
-    for mod in (sys.modules["sklearn"],)
-) + (os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep,)
+_INTERNAL_DIRS = (
+    os.path.dirname(os.path.abspath(sys.modules["sklearn"].__file__)) + os.sep,
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep,
+)
 
 
 def _caller_stacklevel():
