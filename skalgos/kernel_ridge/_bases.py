@@ -262,8 +262,12 @@ class SphereHarmonics(_BasisBase):
     dim : int or None, default=None
         Ambient dimension (the number of features); ``None`` takes it from
         the data at ``fit``. Must be at least 2.
-    max_degree : int, default=4
-        Largest harmonic degree kept.
+    max_degree : int or "auto", default=4
+        Largest harmonic degree kept. ``"auto"`` lets the Spec-Avg
+        estimators choose it at ``fit``: by leave-one-out cross-validation
+        over the degrees whose harmonic count stays ``<= n_samples`` (see
+        :class:`InvariantKernelRidge`); a basis with ``"auto"`` cannot be
+        evaluated by itself.
     project : bool, default=False
         Points must lie on the unit sphere (norm within ``1e-4`` of 1; they
         are then renormalised exactly). With ``project=True`` any non-zero
@@ -306,10 +310,17 @@ class SphereHarmonics(_BasisBase):
 
     def _validate(self):
         _check_int(self.dim, "SphereHarmonics dim", 2)
-        _check_int(self.max_degree, "SphereHarmonics max_degree", 0)
+        if not (isinstance(self.max_degree, str) and self.max_degree == "auto"):
+            _check_int(self.max_degree, "SphereHarmonics max_degree", 0)
 
     def _build(self):
         self._validate()
+        if self.max_degree == "auto":
+            raise ValueError(
+                "SphereHarmonics(max_degree='auto') is resolved by the Spec-Avg "
+                "estimators at fit; give an int max_degree to evaluate the basis "
+                "directly."
+            )
         levels, trig, norms, lam = _sphere_indices(self.dim, self.max_degree)
         return lam, levels, trig, norms
 

@@ -15,6 +15,7 @@ import math
 from numbers import Integral, Real
 
 import numpy as np
+from array_api_compat import is_array_api_obj
 from sklearn.base import (
     BaseEstimator,
     ClassifierMixin,
@@ -26,7 +27,7 @@ from sklearn.preprocessing import LabelBinarizer
 from sklearn.utils._array_api import check_same_namespace
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from ..utils._backend import (
     device,
@@ -36,7 +37,7 @@ from ..utils._backend import (
     to_numpy,
 )
 from ..utils.validation import validate_data
-from ._bases import _BasisBase
+from ._bases import SphereHarmonics, _BasisBase
 from ._groups import _GroupBase
 
 __all__ = [
@@ -51,9 +52,19 @@ __all__ = [
 # The functional core
 # ---------------------------------------------------------------------------
 
+#: Largest degree ``max_degree="auto"`` considers (a compute guard in low
+#: dimension, where the harmonic count grows slowly).
+AUTO_MAX_DEGREE = 20
+
 
 def _resolve(basis, group, n_features):
-    """Bind ``basis`` and ``group`` to ``n_features`` and check they agree."""
+    """Bind ``basis`` and ``group`` to ``n_features`` and check they agree.
+
+    ``basis=None`` is the default of the estimators: spherical harmonics on the
+    unit sphere of ``R^n_features`` with ``max_degree="auto"``.
+    """
+    if basis is None:
+        basis = SphereHarmonics(max_degree="auto")
     if not isinstance(basis, _BasisBase):
         raise TypeError(
             "basis must be a basis provider (SphereHarmonics, TorusFourier or "
@@ -109,6 +120,68 @@ def _kept_spaces(basis, n_basis, max_eigenvalue, n_samples=None, smoothness=None
             "least the constant function (n_basis >= 1, max_eigenvalue >= 0)."
         )
     return spaces
+
+
+def _is_auto(basis):
+    return isinstance(basis, SphereHarmonics) and basis.max_degree == "auto"
+
+
+def _auto_degree_cap(dim, n_samples):
+    """Largest degree whose harmonic count ``D`` stays ``<= max(n, dim + 1)``.
+
+    ``D <= n`` bounds the cost of the fit (the projectors cost ``O(m^3)`` in
+    the largest eigenspace ``m``) by the data size; the statistics are left
+    to the cross-validation over the degrees below the cap.
+    """
+    from ._bases import harmonic_dimension
+
+    budget, total, degree = max(int(n_samples), dim + 1), 0, -1
+    while degree < AUTO_MAX_DEGREE:
+        total += harmonic_dimension(degree + 1, dim)
+        if total > budget:
+            break
+        degree += 1
+    return max(degree, 1)
+
+
+def _loo_degree(Psi, Y, blocks, alpha, primary, root_w=None):
+    """Leave-one-out squared error of each degree prefix; ``(scores, best)``.
+
+    ``Psi`` holds the (weighted) invariant features of every degree up to
+    the cap, in degree order; the prefix of degree ``k`` is the estimator
+    truncated at ``k``. Ridge: ``e_i / (1 - H_ii)`` from an eigendecomposition
+    of the ``p x p`` Gram matrix, ``O(n p^2)`` per degree. Empirical mean:
+    the mean without sample ``i``. ``Y`` is centred; rows carry
+    ``sqrt(w_i)`` under sample weights (``root_w``).
+    """
+    n = Psi.shape[0]
+    if root_w is not None:
+        Psi, Y = root_w[:, None] * Psi, root_w[:, None] * Y
+    scores, stop = {}, 0
+    for k, (*_, V) in enumerate(blocks):
+        stop += V.shape[1]
+        if V.shape[1] == 0 and k > 0:
+            scores[k] = scores[k - 1]
+            continue
+        F = Psi[:, :stop]
+        if primary == "empirical":
+            coef = F.T @ Y
+            lev = (F**2).sum(axis=1)
+            pred = (F @ coef - lev[:, None] * Y) / max(n - 1, 1)
+            res = Y - pred
+        else:
+            w, U = np.linalg.eigh(F.T @ F)
+            w = np.maximum(w, 0.0)
+            G = F @ U
+            shrink = w / (w + alpha) if alpha > 0 else (w > 1e-12 * w.max())
+            inv = np.divide(shrink, w, out=np.zeros_like(w), where=w > 0)
+            h = (G**2 * inv).sum(axis=1) * 1.0
+            fitted = G @ (inv[:, None] * (G.T @ Y))
+            denom = np.maximum(1.0 - h, 1e-12)
+            res = (Y - fitted) / denom[:, None]
+        scores[k] = float((res**2).sum() / n)
+    best = min(scores, key=lambda k: (scores[k], k))
+    return scores, best
 
 
 def _smoothness(smoothness, basis):
@@ -193,7 +266,7 @@ def _invariant_blocks(basis, group, spaces, rank_tol):
 # ---------------------------------------------------------------------------
 
 _BASIS_CONSTRAINTS = {
-    "basis": [_BasisBase],
+    "basis": [_BasisBase, None],
     "group": [_GroupBase, None],
     "n_basis": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"}), None],
     "max_eigenvalue": [Interval(Real, 0, None, closed="left"), None],
@@ -206,8 +279,13 @@ _BASIS_CONSTRAINTS = {
 class _SpectralBase(BaseEstimator):
     """Fits the invariant basis and builds invariant feature matrices."""
 
-    def _fit_basis(self, X, n_samples, weights):
-        basis_, group_ = _resolve(self.basis, self.group, X.shape[1])
+    def _fit_basis(self, X, n_samples, weights, basis=None):
+        basis = self.basis if basis is None else basis
+        basis_, group_ = _resolve(basis, self.group, X.shape[1])
+        if _is_auto(basis_):  # no targets here: the size rule alone
+            cap = _auto_degree_cap(basis_.dim, n_samples)
+            basis_ = SphereHarmonics(basis_.dim, cap, basis_.project)
+            self.max_degree_ = cap
         spaces = _kept_spaces(
             basis_, self.n_basis, self.max_eigenvalue, n_samples, self.smoothness
         )
@@ -268,11 +346,16 @@ class InvariantSpectralFeatures(TransformerMixin, _SpectralBase):
 
     Parameters
     ----------
-    basis : basis provider
-        :class:`SphereHarmonics`, :class:`TorusFourier` or :class:`ProductBasis`.
+    basis : basis provider or None, default=None
+        :class:`SphereHarmonics`, :class:`TorusFourier` or :class:`ProductBasis`;
+        ``None`` is ``SphereHarmonics(max_degree="auto")`` on the unit sphere
+        of ``R^n_features`` (the rows of ``X`` must have norm 1); without
+        targets, ``"auto"`` is the largest degree whose harmonic count stays
+        ``<= n_samples``.
     group : group or None, default=None
         :class:`PermutationGroup`, :class:`SignFlipGroup`, :class:`CyclicGroup`
-        or :class:`FiniteGroup`; ``None`` is the trivial group.
+        or :class:`FiniteGroup`; ``None`` is the trivial group (no invariance
+        imposed: choose the group your target is invariant under).
     n_basis : int, "auto" or None, default=None
         Cut-off ``D`` on the number of (non-invariant) eigenfunctions, snapped
         down to whole eigenspaces. ``"auto"`` is the paper's
@@ -329,7 +412,7 @@ class InvariantSpectralFeatures(TransformerMixin, _SpectralBase):
 
     def __init__(
         self,
-        basis,
+        basis=None,
         group=None,
         *,
         n_basis=None,
@@ -378,7 +461,7 @@ class InvariantSpectralFeatures(TransformerMixin, _SpectralBase):
         """``invariantspectralfeatures0``, ... (one name per invariant feature)."""
         check_is_fitted(self)
         return np.asarray(
-            [f"invariantspectralfeatures{i}" for i in range(self.n_invariant)],
+            [f"invariantspectralfeatures{i}" for i in range(self.n_invariant_)],
             dtype=object,
         )
 
@@ -390,10 +473,16 @@ class InvariantSpectralFeatures(TransformerMixin, _SpectralBase):
         return tags
 
 
-def _solve(Psi, Y, alpha, primary, xp):
+def _solve(Psi, Y, alpha, primary, xp, total_weight=None):
+    """Ridge (or empirical-mean) coefficients; rows may carry ``sqrt(w_i)``.
+
+    With rows scaled by ``sqrt(w_i)`` the ridge solve minimises
+    ``sum_i w_i (y_i - f(x_i))^2 + alpha ||c||^2`` and the empirical mean is
+    ``sum_i w_i y_i phi(x_i) / sum_i w_i`` (``total_weight``).
+    """
     n, p = Psi.shape
     if primary == "empirical":
-        return (Psi.T @ Y) / n
+        return (Psi.T @ Y) / (n if total_weight is None else total_weight)
     if alpha == 0:
         return xp.linalg.pinv(Psi) @ Y
     if p <= n:
@@ -414,20 +503,71 @@ _REGRESSOR_CONSTRAINTS = dict(
 class _InvariantRegressorBase(_SpectralBase):
     _parameter_constraints = _REGRESSOR_CONSTRAINTS
 
-    def _fit_targets(self, X, Y):
+    def _fit_targets(self, X, Y, sample_weight=None):
         """Fit on float ``X`` and a 2-d float target ``Y`` (same namespace)."""
         xp, dtype = self._fit_basis(X, X.shape[0], self._weights())
+        self.degree_scores_ = None
+        if _is_auto(_resolve(self.basis, None, X.shape[1])[0]):
+            self._choose_degree(X, Y, sample_weight)
         Psi = self._features(X)
         Y = xp.astype(Y, dtype)
-        if self.center_y:
+        sw = None
+        if sample_weight is not None:
+            if is_array_api_obj(sample_weight):  # torch, array-api-strict, ...
+                sample_weight = to_numpy(sample_weight)
+            sw = _check_sample_weight(
+                sample_weight, np.empty((X.shape[0], 0)), ensure_non_negative=True
+            )
+            total = float(sw.sum())
+            sw = xp.astype(to_device(sw, device(X), xp=xp), dtype)
+        if not self.center_y:
+            mean = xp.zeros(Y.shape[1], dtype=dtype, device=device(Y))
+        elif sw is None:
             mean = xp.mean(Y, axis=0)
         else:
-            mean = xp.zeros(Y.shape[1], dtype=dtype, device=device(Y))
-        coef = _solve(Psi, Y - mean, float(self.alpha), self.primary, xp)
+            mean = xp.sum(sw[:, None] * Y, axis=0) / total
+        if sw is None:
+            coef = _solve(Psi, Y - mean, float(self.alpha), self.primary, xp)
+        else:
+            root = xp.sqrt(sw)[:, None]
+            coef = _solve(
+                root * Psi,
+                root * (Y - mean),
+                float(self.alpha),
+                self.primary,
+                xp,
+                total,
+            )
         return coef, mean
 
     def _weights(self):
         return "none" if self.primary == "empirical" else self.weights
+
+    def _choose_degree(self, X, Y, sample_weight):
+        """``max_degree="auto"``: leave-one-out CV over the degrees up to the cap."""
+        Psi = to_numpy(self._features(X)).astype(np.float64)
+        Yn = to_numpy(Y).astype(np.float64)
+        root_w = None
+        if sample_weight is not None:
+            if is_array_api_obj(sample_weight):
+                sample_weight = to_numpy(sample_weight)
+            sw = _check_sample_weight(
+                sample_weight, np.empty((X.shape[0], 0)), ensure_non_negative=True
+            )
+            root_w = np.sqrt(sw)
+            mean = (sw @ Yn) / sw.sum()
+        else:
+            mean = Yn.mean(axis=0)
+        if self.center_y:
+            Yn = Yn - mean
+        scores, best = _loo_degree(
+            Psi, Yn, self.blocks_, float(self.alpha), self.primary, root_w
+        )
+        self.degree_scores_ = scores
+        if best != self.max_degree_:
+            basis = SphereHarmonics(self.basis_.dim, best, self.basis_.project)
+            self._fit_basis(X, X.shape[0], self._weights(), basis=basis)
+        self.max_degree_ = best
 
     def _decision(self, X, method="predict"):
         check_is_fitted(self)
@@ -448,13 +588,21 @@ class InvariantKernelRidge(RegressorMixin, _InvariantRegressorBase):
 
     Parameters
     ----------
-    basis : basis provider
+    basis : basis provider or None, default=None
         :class:`SphereHarmonics`, :class:`TorusFourier` or :class:`ProductBasis`
-        (the "geometric oracle").
+        (the "geometric oracle"); ``None`` is
+        ``SphereHarmonics(max_degree="auto")`` on the unit sphere of
+        ``R^n_features`` (the rows of ``X`` must have norm 1). With
+        ``max_degree="auto"`` the degree is chosen at ``fit`` by exact
+        leave-one-out cross-validation of this estimator (at the given
+        ``alpha``) over the degrees ``0..K``, ``K`` the largest degree whose
+        harmonic count ``D`` stays ``<= n_samples`` (and ``<= 20``).
     group : group or None, default=None
         :class:`PermutationGroup`, :class:`SignFlipGroup`, :class:`CyclicGroup`
         or :class:`FiniteGroup`; ``None`` is the trivial group (ordinary kernel
-        ridge on the truncated kernel).
+        ridge on the truncated kernel). The default imposes no invariance on
+        purpose: an invariance the target lacks is a bias no data removes, so
+        the group is the user's statement about the target.
     alpha : float, default=1e-3
         Ridge penalty (``primary="ridge"``); ``0`` is least squares.
     primary : {"ridge", "empirical"}, default="ridge"
@@ -498,6 +646,11 @@ class InvariantKernelRidge(RegressorMixin, _InvariantRegressorBase):
         Eigenvalue of each invariant feature.
     feature_weights_ : ndarray of shape (n_invariant,)
         Kernel weight of each invariant feature.
+    max_degree_ : int
+        The degree chosen by ``max_degree="auto"`` (only then).
+    degree_scores_ : dict or None
+        Leave-one-out mean squared error of each candidate degree under
+        ``max_degree="auto"``, else None.
     n_features_in_ : int
         Number of input features.
 
@@ -525,6 +678,14 @@ class InvariantKernelRidge(RegressorMixin, _InvariantRegressorBase):
       of the manifold rather than by integration.
     * ``smoothness=None`` picks ``s = manifold_dim``; the paper leaves ``s`` to
       the user.
+    * ``max_degree="auto"`` (the default basis) is ours: the paper's rule
+      ``D = n^{1/(1+a)}`` (``n_basis="auto"``) keeps a handful of functions at
+      practical ``n`` (degree 1 on ``S^5`` at ``n = 2000``), and a fixed degree
+      decides the outcome (on the benchmark, degree 6 has 18 invariant
+      features and test MSE 3.3x that of degree 4 at ``n = 1000``: the error is
+      variance, ``sigma^2 p / n``, not truncation bias). Exact leave-one-out
+      over whole degrees costs ``O(n p^2)`` per degree on top of one fit at
+      the cap.
 
     References
     ----------
@@ -551,7 +712,7 @@ class InvariantKernelRidge(RegressorMixin, _InvariantRegressorBase):
 
     def __init__(
         self,
-        basis,
+        basis=None,
         group=None,
         *,
         alpha=1e-3,
@@ -575,7 +736,7 @@ class InvariantKernelRidge(RegressorMixin, _InvariantRegressorBase):
         self.rank_tol = rank_tol
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Fit the invariant estimator.
 
         Parameters
@@ -584,6 +745,12 @@ class InvariantKernelRidge(RegressorMixin, _InvariantRegressorBase):
             Points on the manifold (see the basis for what is checked).
         y : array-like of shape (n_samples,) or (n_samples, n_targets)
             Targets.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weight of each sample: the ridge primary minimises
+            ``sum_i w_i (y_i - f(x_i))^2 + alpha ||c||^2`` (integer weights
+            are repeated rows), the intercept is the weighted mean and the
+            empirical primary the weighted mean ``sum_i w_i y_i phi(x_i) /
+            sum_i w_i``. ``n_basis="auto"`` counts rows, not weights.
 
         Returns
         -------
@@ -595,7 +762,7 @@ class InvariantKernelRidge(RegressorMixin, _InvariantRegressorBase):
             y = to_device(to_numpy(y), device(X), xp=xp)  # everything follows X
         X = _as_float(X, xp)
         Y = y if y.ndim == 2 else xp.reshape(y, (-1, 1))
-        coef, mean = self._fit_targets(X, Y)
+        coef, mean = self._fit_targets(X, Y, sample_weight)
         self._coef2d, self._intercept = coef, mean
         if y.ndim == 1:
             self.coef_, self.intercept_ = coef[:, 0], mean[0]
@@ -634,8 +801,11 @@ class InvariantKernelClassifier(ClassifierMixin, _InvariantRegressorBase):
 
     Parameters
     ----------
-    basis : basis provider
-        :class:`SphereHarmonics`, :class:`TorusFourier` or :class:`ProductBasis`.
+    basis : basis provider or None, default=None
+        :class:`SphereHarmonics`, :class:`TorusFourier` or :class:`ProductBasis`;
+        ``None`` is ``SphereHarmonics(max_degree="auto")`` on the unit sphere
+        of ``R^n_features`` (the degree by leave-one-out, as in
+        :class:`InvariantKernelRidge`).
     group : group or None, default=None
         The invariance group; ``None`` is the trivial group.
     alpha : float, default=1e-3
@@ -695,7 +865,7 @@ class InvariantKernelClassifier(ClassifierMixin, _InvariantRegressorBase):
 
     def __init__(
         self,
-        basis,
+        basis=None,
         group=None,
         *,
         alpha=1e-3,
@@ -719,13 +889,16 @@ class InvariantKernelClassifier(ClassifierMixin, _InvariantRegressorBase):
         self.rank_tol = rank_tol
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Fit one invariant ridge model per class (one-vs-rest).
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weight of each sample (see
+            :meth:`InvariantKernelRidge.fit`).
 
         Returns
         -------
@@ -740,7 +913,7 @@ class InvariantKernelClassifier(ClassifierMixin, _InvariantRegressorBase):
         xp = get_namespace(X)
         X = _as_float(X, xp)
         Y = to_device(Y, device(X), xp=xp)  # the solves follow X's namespace
-        coef, mean = self._fit_targets(X, Y)
+        coef, mean = self._fit_targets(X, Y, sample_weight)
         self._coef2d, self._intercept = coef, mean
         self.coef_, self.intercept_ = coef.T, mean
         return self

@@ -8,6 +8,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._barycenter import _PW_PARAMS, PWBarycenter
 from ._common import check_pw_init, preprocess, pw_sq
+from ._pw import check_ot_solver
 from ._validation import format_like, validate_clouds
 
 __all__ = ["PWAligner"]
@@ -42,10 +43,12 @@ class PWAligner(TransformerMixin, BaseEstimator):
         Also scale each cloud to unit maximum radius.
     allow_reflection : bool, default=True
         Align over O(d) (the paper) or rotations only (ours).
-    ot_solver : {"emd", "sinkhorn"}, default="emd"
-        Exact OT (the paper) or entropic OT (ours).
+    ot_solver : {"emd"}, default="emd"
+        Exact OT (the paper). ``"sinkhorn"`` was removed and raises a
+        ``ValueError`` that says why (see :func:`pw_distance`).
     reg : float, default=1e-2
-        Entropic regularization relative to the mean cost.
+        Unused: read only by the removed entropic solver, kept so that code
+        passing it still runs.
     n_support : int, default=100
         Support size of the barycenter reference.
     random_state : int, RandomState instance or None, default=None
@@ -63,7 +66,8 @@ class PWAligner(TransformerMixin, BaseEstimator):
     Notes
     -----
     The output layout follows the input: a list gives a list, a 3-D array a
-    3-D array, a 2-D array (one 1-D cloud per row) a 2-D array. Aligning to a
+    3-D array, a 2-D array (one 1-D cloud per row) a 2-D array. Clouds have no
+    DataFrame form, so :meth:`set_output` accepts only ``"default"``. Aligning to a
     reference is how the paper displays barycenters; the transformer itself
     is ours.
 
@@ -132,6 +136,7 @@ class PWAligner(TransformerMixin, BaseEstimator):
         -------
         self : PWAligner
         """
+        check_ot_solver(self.ot_solver)
         clouds, weights, _ = validate_clouds(X, estimator=self)
         d = clouds[0].shape[1]
         check_pw_init(self.init, d, self.allow_reflection)
@@ -205,6 +210,34 @@ class PWAligner(TransformerMixin, BaseEstimator):
         )
         rotations = self._rotations(clouds, weights)
         return format_like([Y @ P for Y, P in zip(clouds, rotations)], layout)
+
+    def set_output(self, *, transform=None):
+        """Accept only the default output container.
+
+        ``transform`` returns point clouds (a list, or a 3-D array), which
+        have no DataFrame form, so ``"pandas"`` and ``"polars"`` are refused
+        rather than silently ignored; the global ``transform_output`` setting
+        leaves the output as clouds too. Put a transformer that gives one row
+        per cloud after the aligner (e.g. :class:`PWBarycenter`, whose
+        distances support ``set_output``) and configure that one.
+
+        Parameters
+        ----------
+        transform : {"default"} or None, default=None
+            ``"default"`` or ``None`` (nothing to configure).
+
+        Returns
+        -------
+        self : PWAligner
+        """
+        if transform not in (None, "default"):
+            raise ValueError(
+                f"PWAligner cannot give {transform!r} output: transform returns "
+                "point clouds (a list or a 3-D array), which have no DataFrame "
+                "form. Use set_output(transform='default'), and set the output of "
+                "the step after the aligner instead."
+            )
+        return self
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

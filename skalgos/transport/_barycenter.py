@@ -9,7 +9,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ._common import check_pw_init, preprocess, pw_sq, w_sq
-from ._pw import INITS
+from ._pw import INITS, check_ot_solver
 from ._validation import validate_clouds
 
 __all__ = ["PWBarycenter", "pw_barycenter"]
@@ -93,6 +93,7 @@ def _fit_barycenter(
     """The fixed-point / block-coordinate descent on preprocessed NumPy clouds."""
     import ot
 
+    check_ot_solver(ot_solver)
     d = X0.shape[1]
     X = X0.copy()
     rotations = [np.eye(d) for _ in clouds]
@@ -274,10 +275,12 @@ class PWBarycenter(TransformerMixin, BaseEstimator):
         the official code does.
     allow_reflection : bool, default=True
         Align over O(d) (the paper) or rotations only (ours).
-    ot_solver : {"emd", "sinkhorn"}, default="emd"
-        Exact OT (the paper) or entropic OT (ours).
+    ot_solver : {"emd"}, default="emd"
+        Exact OT (the paper). ``"sinkhorn"`` was removed and raises a
+        ``ValueError`` that says why (see :func:`pw_distance`).
     reg : float, default=1e-2
-        Entropic regularization relative to the mean cost.
+        Unused: read only by the removed entropic solver, kept so that code
+        passing it still runs.
     store_plans : bool, default=False
         Keep the transport plans in ``plans_``.
     random_state : int, RandomState instance or None, default=None
@@ -308,7 +311,9 @@ class PWBarycenter(TransformerMixin, BaseEstimator):
     -----
     The input is a ragged list of clouds, not an ``(n_samples, n_features)``
     table: ``X`` is a list of ``(n_i, d)`` arrays, a 3-D array, or a 2-D
-    array read as one 1-D cloud per row.
+    array read as one 1-D cloud per row (with a warning when the rows have
+    more than one entry: a single cloud ``Y`` of shape ``(n, d)`` is passed
+    as ``[Y]``).
 
     Deviations from the paper (ours): at every outer iteration each PW solve
     starts from the chosen init *and* from the cloud's previous rotation,
@@ -434,6 +439,7 @@ class PWBarycenter(TransformerMixin, BaseEstimator):
         -------
         self : PWBarycenter
         """
+        check_ot_solver(self.ot_solver)
         clouds, weights, _ = self._prep(X, atom_weights)
         d = clouds[0].shape[1]
         init = check_pw_init(self.init, d, self.allow_reflection)
@@ -502,6 +508,24 @@ class PWBarycenter(TransformerMixin, BaseEstimator):
         D : ndarray of shape (n_clouds, 1)
         """
         return np.sqrt(self._distances_sq(X))[:, None]
+
+    def get_feature_names_out(self, input_features=None):
+        """The one output column, ``pwbarycenter0`` (the distance).
+
+        With it, ``set_output(transform="pandas")`` gives a one-column
+        DataFrame of distances, one row per cloud.
+
+        Parameters
+        ----------
+        input_features : None
+            Ignored (the input is a list of clouds, which has no columns).
+
+        Returns
+        -------
+        names : ndarray of str objects, shape (1,)
+        """
+        check_is_fitted(self)
+        return np.asarray([f"{type(self).__name__.lower()}0"], dtype=object)
 
     def score(self, X, y=None):
         """Minus the mean squared PW distance of the clouds to the barycenter.

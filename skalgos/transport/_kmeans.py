@@ -10,7 +10,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._barycenter import _PW_PARAMS, _fit_barycenter
 from ._common import check_pw_init, preprocess, pw_sq, w_sq
-from ._pw import INITS
+from ._pw import INITS, check_ot_solver
 from ._validation import validate_clouds
 
 __all__ = ["PWKMeans"]
@@ -49,6 +49,10 @@ class PWKMeans(ClusterMixin, BaseEstimator):
     pw_init : {"fiedler", "identity", "gw", "gw_geodesic", "pca", "best"} or \
             array of shape (d, d), default="fiedler"
         Initialization of each PW solve (see :func:`pw_distance`).
+    n_init : int, default=3
+        Number of seeded runs (each from its own random first centroid and
+        resampling); the run with the lowest inertia is kept, as in
+        :class:`sklearn.cluster.KMeans`. The cost grows linearly with it.
     max_iter : int, default=10
         Maximum number of Lloyd iterations.
     tol : float, default=1e-5
@@ -68,10 +72,12 @@ class PWKMeans(ClusterMixin, BaseEstimator):
         Also scale each cloud to unit maximum radius (the paper's preprocessing).
     allow_reflection : bool, default=True
         Align over O(d) (the paper) or rotations only (ours).
-    ot_solver : {"emd", "sinkhorn"}, default="emd"
-        Exact OT (the paper) or entropic OT (ours).
+    ot_solver : {"emd"}, default="emd"
+        Exact OT (the paper). ``"sinkhorn"`` was removed and raises a
+        ``ValueError`` that says why (see :func:`pw_distance`).
     reg : float, default=1e-2
-        Entropic regularization relative to the mean cost.
+        Unused: read only by the removed entropic solver, kept so that code
+        passing it still runs.
     random_state : int, RandomState instance or None, default=None
         Seeds the first centroid and the resampling of seeds to ``n_support``
         points.
@@ -85,9 +91,10 @@ class PWKMeans(ClusterMixin, BaseEstimator):
     cluster_centers_ : list of ndarray of shape (n_support, d)
         The centroids (barycenters).
     inertia_ : float
-        Sum over clouds of the squared distance to their centroid.
+        Sum over clouds of the squared distance to their centroid (of the
+        best of the ``n_init`` runs).
     n_iter_ : int
-        Lloyd iterations run.
+        Lloyd iterations of the best run.
     n_features_in_ : int
         Dimension ``d`` of the clouds.
 
@@ -100,8 +107,11 @@ class PWKMeans(ClusterMixin, BaseEstimator):
     Deviations (ours): the inertia sums squared PW (the code squares the
     squared distance again); a seed cloud is resampled to ``n_support``
     points by subsampling (or repeating points) rather than by k-means
-    reduction; the centroid update starts from the current centroid. An
-    empty cluster keeps its centroid, as in the code.
+    reduction; the centroid update starts from the current centroid;
+    ``n_init`` restarts keeping the lowest inertia (the code runs once, and
+    its result then depends on the seed: on 3-D helix / trefoil / swiss-roll
+    clouds one run gives ARI 0.55 or 0.79 by seed). An empty cluster keeps
+    its centroid, as in the code.
 
     References
     ----------
@@ -127,6 +137,7 @@ class PWKMeans(ClusterMixin, BaseEstimator):
         "metric": [StrOptions({"pw", "w"})],
         "init": [StrOptions({"farthest", "random"})],
         "pw_init": [StrOptions(set(INITS)), "array-like"],
+        "n_init": [Interval(numbers.Integral, 1, None, closed="left")],
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
         "tol": [Interval(numbers.Real, 0, None, closed="left")],
         "barycenter_max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
@@ -150,6 +161,7 @@ class PWKMeans(ClusterMixin, BaseEstimator):
         metric="pw",
         init="farthest",
         pw_init="fiedler",
+        n_init=3,
         max_iter=10,
         tol=1e-5,
         barycenter_max_iter=30,
@@ -169,6 +181,7 @@ class PWKMeans(ClusterMixin, BaseEstimator):
         self.metric = metric
         self.init = init
         self.pw_init = pw_init
+        self.n_init = n_init
         self.max_iter = max_iter
         self.tol = tol
         self.barycenter_max_iter = barycenter_max_iter
@@ -229,6 +242,7 @@ class PWKMeans(ClusterMixin, BaseEstimator):
         -------
         self : PWKMeans
         """
+        check_ot_solver(self.ot_solver)
         clouds, weights = self._prep(X)
         n = len(clouds)
         if n < self.n_clusters:
@@ -238,37 +252,50 @@ class PWKMeans(ClusterMixin, BaseEstimator):
         d = clouds[0].shape[1]
         init = check_pw_init(self.pw_init, d, self.allow_reflection)
         rng = check_random_state(self.random_state)
-        k = self.n_clusters
+        best = None
+        for run in range(self.n_init):
+            result = self._lloyd(clouds, weights, init, rng)
+            if self.verbose and self.n_init > 1:
+                print(f"PWKMeans: run {run + 1}/{self.n_init}, inertia {result[2]:.4g}")
+            if best is None or result[2] < best[2]:
+                best = result
+        self.cluster_centers_, self.labels_, self.inertia_, self.n_iter_ = best
+        self.n_features_in_ = d
+        return self
 
-        # seeding
+    def _seed(self, clouds, weights, init, rng):
+        """Initial centroids and the distance matrix of every cloud to them."""
+        n, k = len(clouds), self.n_clusters
         if self.init == "random":
             seeds = list(rng.choice(n, k, replace=False))
             centers = [_resample(clouds[i], self.n_support, rng) for i in seeds]
-            D = self._distances(centers, clouds, weights, init)
-        else:
-            first = int(rng.randint(n))
-            centers = [_resample(clouds[first], self.n_support, rng)]
-            cols = [
-                [self._dist_sq(centers[0], Y, a, init) for Y, a in zip(clouds, weights)]
-            ]
-            for _ in range(1, k):
-                mind = np.min(np.array(cols), axis=0)
-                nxt = int(np.argmax(mind))
-                centers.append(_resample(clouds[nxt], self.n_support, rng))
-                cols.append(
-                    [
-                        self._dist_sq(centers[-1], Y, a, init)
-                        for Y, a in zip(clouds, weights)
-                    ]
-                )
-            D = np.array(cols).T
+            return centers, self._distances(centers, clouds, weights, init)
+        first = int(rng.randint(n))
+        centers = [_resample(clouds[first], self.n_support, rng)]
+        cols = [
+            [self._dist_sq(centers[0], Y, a, init) for Y, a in zip(clouds, weights)]
+        ]
+        for _ in range(1, k):
+            mind = np.min(np.array(cols), axis=0)
+            nxt = int(np.argmax(mind))
+            centers.append(_resample(clouds[nxt], self.n_support, rng))
+            cols.append(
+                [
+                    self._dist_sq(centers[-1], Y, a, init)
+                    for Y, a in zip(clouds, weights)
+                ]
+            )
+        return centers, np.array(cols).T
 
+    def _lloyd(self, clouds, weights, init, rng):
+        """One seeded run: ``(centers, labels, inertia, n_iter)``."""
+        centers, D = self._seed(clouds, weights, init, rng)
         b = np.full(self.n_support, 1.0 / self.n_support)
         n_iter = 0
         for it in range(self.max_iter):
             labels = np.argmin(D, axis=1)
             moved = 0.0
-            for j in range(k):
+            for j in range(self.n_clusters):
                 members = np.flatnonzero(labels == j)
                 if members.size == 0:
                     continue  # an empty cluster keeps its centroid
@@ -300,12 +327,7 @@ class PWKMeans(ClusterMixin, BaseEstimator):
                 print(f"PWKMeans: iteration {n_iter}, inertia {inertia:.4g}")
             if moved <= self.tol:
                 break
-        self.cluster_centers_ = centers
-        self.labels_ = np.argmin(D, axis=1)
-        self.inertia_ = float(D.min(axis=1).sum())
-        self.n_iter_ = n_iter
-        self.n_features_in_ = d
-        return self
+        return centers, np.argmin(D, axis=1), float(D.min(axis=1).sum()), n_iter
 
     def _check_X(self, X):
         check_is_fitted(self)

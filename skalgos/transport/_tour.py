@@ -22,7 +22,12 @@ def _entry(quick, random_state):
     clouds, y = make_shape_clouds(
         5 * per_class, "digits", noise=0, resample=False, random_state=random_state
     )
-    kw = dict(n_support=support, max_iter=max_iter, random_state=random_state)
+    kw = dict(
+        n_support=support,
+        max_iter=max_iter,
+        n_init=1 if quick else 3,
+        random_state=random_state,
+    )
     t0 = time.perf_counter()
     pw = PWKMeans(5, **kw).fit(clouds)
     t_pw = time.perf_counter() - t0

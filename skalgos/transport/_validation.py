@@ -1,11 +1,39 @@
 """Input handling shared by the transport estimators (ragged lists of clouds)."""
 
+import os
+import sys
+import warnings
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_array
 
 from ..utils._backend import check_array_api_support, to_numpy
 from ..utils.validation import check_point_clouds
+
+_INTERNAL_DIRS = (
+    os.path.dirname(os.path.abspath(sys.modules["sklearn"].__file__)) + os.sep,
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep,
+)
+
+
+def _caller_stacklevel():
+    """``stacklevel`` of the first frame outside skalgos' and sklearn's code.
+
+    The warning then points at the user's line (and test modules count as
+    users), however many wrappers (``_fit_context``, ``set_output``) sit in
+    between.
+    """
+    frame, level = sys._getframe(1), 1
+    while frame is not None:
+        path = os.path.abspath(frame.f_code.co_filename)
+        internal = (
+            path.startswith(_INTERNAL_DIRS) and os.sep + "tests" + os.sep not in path
+        )
+        if not internal:
+            return level
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def _is_cloud_list(X):
@@ -74,6 +102,17 @@ def validate_clouds(X, *, name="X", weights=None, estimator=None):
     # Two-dimensional (or wrong) input: sklearn's validation gives the usual
     # messages (1-D input, NaN, complex, empty, sparse, object dtype).
     arr = check_array(X, accept_sparse=False, dtype="numeric", ensure_2d=True)
+    if arr.shape[1] > 1:
+        warnings.warn(
+            f"{name} is one 2-D array of shape {arr.shape}: it is read as "
+            f"{arr.shape[0]} one-dimensional clouds of {arr.shape[1]} points each "
+            "(one cloud per row, scikit-learn's one-sample-per-row convention). "
+            f"To pass a single cloud of {arr.shape[0]} points in "
+            f"R^{arr.shape[1]}, wrap it in a list: [{name}]. To silence this for "
+            f"1-D clouds, pass {name}[:, :, None] (a 3-D array).",
+            UserWarning,
+            stacklevel=_caller_stacklevel(),
+        )
     clouds, weights = check_point_clouds(
         [row[:, None] for row in arr], name=name, weights=weights
     )

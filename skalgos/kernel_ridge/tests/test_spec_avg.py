@@ -356,3 +356,113 @@ def test_grid_search_over_basis_and_cut_off():
     search = GridSearchCV(base, grid, cv=3).fit(X, y)
     assert search.best_params_["basis__max_degree"] == 4
     assert base.basis.max_degree == 2  # the user's basis is left alone
+
+
+# --- issue 26: feature names, defaults, sample weights ----------------------
+
+
+def test_feature_names_and_pandas_output():
+    pd = pytest.importorskip("pandas")
+    X, _ = _sphere_data(4, 30)
+    feat = InvariantSpectralFeatures(SphereHarmonics(4, 4), PermutationGroup(4))
+    names = feat.fit(X).get_feature_names_out()
+    assert list(names) == [f"invariantspectralfeatures{i}" for i in range(8)]
+    out = feat.set_output(transform="pandas").transform(X)
+    assert isinstance(out, pd.DataFrame)
+    assert list(out.columns) == list(names)
+    np.testing.assert_allclose(
+        out.to_numpy(), feat.set_output(transform="default").transform(X)
+    )
+
+
+def test_default_construction_infers_sphere_harmonics():
+    X, y = _sphere_data(5, 80)
+    reg = InvariantKernelRidge().fit(X, y)
+    assert isinstance(reg.basis_, SphereHarmonics)
+    assert reg.basis_.dim == 5 and reg.basis_.max_degree == reg.max_degree_
+    assert reg.group_ is None and reg.basis is None
+    ref = InvariantKernelRidge(SphereHarmonics(5, reg.max_degree_)).fit(X, y)
+    np.testing.assert_allclose(reg.predict(X), ref.predict(X), rtol=1e-12)
+    clf = InvariantKernelClassifier().fit(X, (y > np.median(y)).astype(int))
+    assert clf.n_features_in_ == 5
+    feat = InvariantSpectralFeatures(group=PermutationGroup()).fit(X)
+    assert feat.basis_.max_degree == feat.max_degree_ == 3  # D(3) = 50 <= 80 < D(4)
+
+
+def test_auto_degree_cap_rule():
+    from skalgos.kernel_ridge._spec_avg import _auto_degree_cap
+
+    # harmonic counts on S^5: D(5) = 378, D(6) = 714, D(7) = 1254, D(8) = 2079
+    assert [_auto_degree_cap(6, n) for n in (500, 1000, 2000)] == [5, 6, 7]
+    assert _auto_degree_cap(2, 10**6) == 20  # the compute guard
+    with pytest.raises(ValueError, match="max_degree='auto'"):
+        SphereHarmonics(4, "auto").evaluate(np.eye(4))
+
+
+@pytest.mark.parametrize("primary", ["ridge", "empirical"])
+def test_auto_degree_leave_one_out_is_exact(primary):
+    from skalgos.kernel_ridge._spec_avg import _loo_degree
+
+    X, y = _sphere_data(4, 25)
+    kw = dict(group=PermutationGroup(4), alpha=1e-2, primary=primary, center_y=False)
+    reg = InvariantKernelRidge(SphereHarmonics(4, 4), **kw).fit(X, y)
+    Psi = reg._features(X)
+    scores, best = _loo_degree(Psi, y[:, None], reg.blocks_, 1e-2, primary)
+    for degree in range(5):
+        errs = []
+        for i in range(25):
+            keep = np.arange(25) != i
+            fit = InvariantKernelRidge(SphereHarmonics(4, degree), **kw)
+            fit.fit(X[keep], y[keep])
+            errs.append((fit.predict(X[i : i + 1])[0] - y[i]) ** 2)
+        assert scores[degree] == pytest.approx(np.mean(errs), rel=1e-8)
+    assert best == min(scores, key=scores.get)
+
+
+def test_auto_degree_finds_the_degree_of_the_target():
+    rng = np.random.default_rng(3)
+    X = SphereHarmonics(5).sample(300, rng)
+    f = (X**4).sum(1)  # invariant, degree 4 exactly
+    y = f + 0.01 * rng.standard_normal(300)
+    reg = InvariantKernelRidge(
+        SphereHarmonics(5, "auto"), PermutationGroup(5), alpha=1e-6
+    ).fit(X, y)
+    assert reg.max_degree_ == 4
+    assert set(reg.degree_scores_) == set(range(5 + 1))  # cap: D(5) = 196 <= 300 < D(6)
+    assert reg.degree_scores_[3] > 10 * reg.degree_scores_[4]
+    Xp = X[:, rng.permutation(5)]
+    np.testing.assert_allclose(reg.predict(Xp), reg.predict(X), atol=1e-10)
+
+
+@pytest.mark.parametrize("primary", ["ridge", "empirical"])
+def test_integer_sample_weight_equals_repeated_rows(primary):
+    X, y = _sphere_data(4, 40)
+    w = np.random.default_rng(1).integers(0, 4, size=40)
+    kw = dict(basis=SphereHarmonics(4, 4), group=PermutationGroup(4), primary=primary)
+    reg = InvariantKernelRidge(**kw).fit(X, y, sample_weight=w)
+    rep = InvariantKernelRidge(**kw).fit(np.repeat(X, w, 0), np.repeat(y, w))
+    np.testing.assert_allclose(reg.coef_, rep.coef_, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(reg.intercept_, rep.intercept_, rtol=1e-12)
+    unweighted = InvariantKernelRidge(**kw).fit(X, y)
+    assert not np.allclose(reg.coef_, unweighted.coef_)
+    w_copy = w.copy()
+    InvariantKernelClassifier(**kw).fit(X, y > 1.0, sample_weight=w)
+    np.testing.assert_array_equal(w, w_copy)
+
+
+def test_weighted_normal_equations():
+    X, y = _sphere_data(4, 50)
+    w = np.random.default_rng(2).uniform(0.1, 3.0, size=50)
+    alpha = 1e-2
+    reg = InvariantKernelRidge(
+        SphereHarmonics(4, 3), PermutationGroup(4), alpha=alpha
+    ).fit(X, y, sample_weight=w)
+    Psi = reg._features(X)
+    mu = np.average(y, weights=w)
+    lhs = Psi.T @ (w[:, None] * Psi) + alpha * np.eye(Psi.shape[1])
+    np.testing.assert_allclose(lhs @ reg.coef_, Psi.T @ (w * (y - mu)), atol=1e-10)
+    assert reg.intercept_ == pytest.approx(mu)
+    with pytest.raises(ValueError, match="sample_weight"):
+        reg.fit(X, y, sample_weight=-w)
+    with pytest.raises(ValueError, match="[Ss]ample.weight"):
+        reg.fit(X, y, sample_weight=np.zeros(50))

@@ -266,3 +266,93 @@ def test_aligner_feeds_a_cloud_estimator_in_a_pipeline():
     )
     labels = pipe.fit_predict(clouds)
     assert adjusted_rand_score(y, labels) == 1.0
+
+
+# --- issue 26: the 2-D warning, set_output, n_init, cached Fiedler vectors ---
+
+
+@pytest.mark.parametrize("Est", [PWBarycenter, PWKMeans, PWAligner])
+def test_single_2d_array_warns_and_names_the_fix(Est):
+    X = make_shape_clouds(1, "helix", n_points=12, random_state=0)[0][0]
+    est = Est(n_support=4) if Est is not PWAligner else Est()
+    if Est is PWKMeans:
+        est.set_params(n_clusters=1, n_init=1, max_iter=1)
+    with pytest.warns(UserWarning, match=r"wrap it in a list: \[X\]") as record:
+        est.fit(X)
+    assert record[0].filename == __file__  # points at the caller's line
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        est.fit([X])  # one cloud of 3-D points: no warning
+        est.fit(X[:, :, None])  # 1-D clouds said explicitly: no warning
+        est.fit(X[:, :1])  # one-point clouds are not ambiguous
+
+
+def test_barycenter_pandas_output():
+    pd = pytest.importorskip("pandas")
+    clouds = make_shape_clouds(4, "F", n_points=15, random_state=0)[0]
+    bary = PWBarycenter(10, init="identity", max_iter=3, random_state=0).fit(clouds)
+    assert list(bary.get_feature_names_out()) == ["pwbarycenter0"]
+    default = bary.transform(clouds)
+    out = bary.set_output(transform="pandas").transform(clouds)
+    assert isinstance(out, pd.DataFrame) and list(out.columns) == ["pwbarycenter0"]
+    np.testing.assert_allclose(out.to_numpy(), default)
+
+
+def test_aligner_set_output_refuses_dataframes_clearly():
+    aligner = PWAligner()
+    assert aligner.set_output(transform="default") is aligner
+    with pytest.raises(ValueError, match="point clouds"):
+        aligner.set_output(transform="pandas")
+
+
+def test_kmeans_n_init_keeps_the_lowest_inertia():
+    from sklearn.utils import check_random_state
+
+    from skalgos.transport._common import preprocess
+    from skalgos.transport._validation import validate_clouds
+
+    clouds, y = make_shape_clouds(
+        9, ["helix", "trefoil", "swiss_roll"], n_points=20, random_state=0
+    )
+    kw = dict(n_clusters=3, n_support=10, max_iter=3, barycenter_max_iter=5)
+    km = PWKMeans(n_init=4, random_state=0, **kw).fit(clouds)
+    # the four runs, replayed from the same random stream
+    ref = PWKMeans(n_init=1, **kw)
+    C, W, _ = validate_clouds(clouds)
+    C = preprocess(C, W, center=True, normalize=False)
+    rng = check_random_state(0)
+    runs = [ref._lloyd(C, W, "fiedler", rng) for _ in range(4)]
+    inertias = [r[2] for r in runs]
+    assert len(set(np.round(inertias, 10))) > 1  # the seed matters here
+    assert km.inertia_ == pytest.approx(min(inertias), rel=1e-12)
+    np.testing.assert_array_equal(km.labels_, runs[int(np.argmin(inertias))][1])
+    one = PWKMeans(n_init=1, random_state=0, **kw).fit(clouds)
+    assert one.inertia_ == pytest.approx(inertias[0], rel=1e-12)
+
+
+def test_fiedler_vectors_are_computed_once_per_cloud(monkeypatch):
+    import hashlib
+
+    from skalgos.transport import _pw
+
+    _pw._FIEDLER_CACHE.clear()
+    seen = []
+    original = _pw._knn_laplacian_fiedler
+
+    def counting(X, *args, **kwargs):
+        seen.append(hashlib.sha1(np.ascontiguousarray(X).tobytes()).hexdigest())
+        return original(X, *args, **kwargs)
+
+    monkeypatch.setattr(_pw, "_knn_laplacian_fiedler", counting)
+    clouds, _ = make_shape_clouds(6, ["helix", "trefoil"], n_points=15, random_state=0)
+    PWKMeans(2, n_support=8, max_iter=2, n_init=1, random_state=0).fit(clouds)
+    assert len(seen) == len(set(seen))  # never twice for the same cloud
+    assert len(seen) > len(clouds)  # the centroids' too
+    # a cloud edited in place is a new key, never a stale vector
+    X = clouds[0] - clouds[0].mean(axis=0)
+    f0 = _pw._fiedler(X)
+    X[:3] *= 2.0
+    np.testing.assert_allclose(_pw._fiedler(X), original(X))
+    assert not np.allclose(_pw._fiedler(X), f0)

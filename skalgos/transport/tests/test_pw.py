@@ -184,20 +184,23 @@ def test_matrix_init_and_weights():
     assert pw_distance(X, Y, a, a, init="best") < 1e-6
 
 
-def test_entropic_solver_approaches_exact_as_reg_decreases():
-    rng = np.random.default_rng(9)
-    X = rng.normal(size=(30, 2)) * [2, 1]
-    Y = X @ _rot(0.4) + 0.05 * rng.normal(size=(30, 2))
-    exact = pw_distance(X, Y, init="identity")
-    coarse, fine = (
-        pw_distance(X, Y, init="identity", ot_solver="sinkhorn", reg=r)
-        for r in (0.2, 0.05)
+def test_entropic_solver_is_refused_with_the_reason():
+    from skalgos.transport import (
+        PWAligner,
+        PWBarycenter,
+        PWKMeans,
+        procrustes_wasserstein,
     )
-    assert exact - 1e-9 <= fine < coarse
-    res = pw_distance(
-        X, Y, init="identity", ot_solver="sinkhorn", reg=0.1, return_details=True
-    )
-    assert np.allclose(res.plan.sum(axis=1), 1 / 30, atol=1e-6)
+
+    X = np.random.default_rng(9).normal(size=(12, 2))
+    with pytest.raises(ValueError, match="sinkhorn' was removed.*emd"):
+        pw_distance(X, X, ot_solver="sinkhorn")
+    with pytest.raises(ValueError, match="sinkhorn' was removed"):
+        procrustes_wasserstein(X, X, ot_solver="sinkhorn")
+    for est in (PWBarycenter(4), PWAligner(), PWKMeans(1, n_support=4)):
+        with pytest.raises(ValueError, match="sinkhorn' was removed"):
+            est.set_params(ot_solver="sinkhorn").fit([X, X])
+    assert pw_distance(X, X @ _rot(0.3), init="best", reg=0.5) < 1e-6  # reg unused
 
 
 def test_torch_inputs_go_through_pot_backend():
