@@ -72,22 +72,6 @@ def side_from_truth(R, rank, c, rng):
     return A, B
 
 
-def noisy_side(m, n, rank, p, seed, noise):
-    """Half the true directions (noise of their own norm) plus random columns."""
-    rng = np.random.RandomState(seed)
-    R = rng.standard_normal((m, rank)) @ rng.standard_normal((rank, n))
-    U, _, Vt = np.linalg.svd(R, full_matrices=False)
-    k = rank // 2
-
-    def side(W, size):
-        true = W[:, :k] + noise * rng.standard_normal((size, k)) / np.sqrt(size)
-        return np.hstack([true, rng.standard_normal((size, k))])
-
-    A, B = side(U, m), side(Vt.T, n)
-    M = np.where(rng.uniform(size=(m, n)) < p, R, np.nan)
-    return M, A, B, R
-
-
 def rel(X, R):
     return float(np.linalg.norm(X - R) / np.linalg.norm(R))
 
@@ -97,7 +81,10 @@ def section_small():
     from sklearn.impute import IterativeImputer
 
     from skalgos.completion import IMCCompleter, NuclearNormCompleter, OCMCCompleter
-    from skalgos.datasets import make_side_info_completion
+    from skalgos.datasets import (
+        make_noisy_side_info_completion,
+        make_side_info_completion,
+    )
 
     # --- claim 1: sample complexity ---------------------------------------
     methods = {"NNM": None, "SoftImpute": None}
@@ -176,8 +163,8 @@ def section_small():
     # --- claim 3: noisy, partly informative side information -------------
     rows3 = []
     for p in NOISY["rates"]:
-        M, A, B, R = noisy_side(
-            NOISY["m"], NOISY["n"], NOISY["rank"], p, 0, NOISY["noise"]
+        M, A, B, R = make_noisy_side_info_completion(
+            NOISY["m"], NOISY["n"], NOISY["rank"], p, NOISY["noise"], random_state=0
         )
         e_nnm = rel(NuclearNormCompleter(tol=TOL).fit_transform(M), R)
         e4 = rel(OCMCCompleter(A, B, lambda_y=4.0, tol=TOL).fit_transform(M), R)

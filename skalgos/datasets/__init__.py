@@ -5,7 +5,7 @@ section below; ``__all__`` lists every generator re-exported here.
 """
 
 # --- completion ------------------------------------------------------------
-from ._completion import make_side_info_completion
+from ._completion import make_noisy_side_info_completion, make_side_info_completion
 
 # --- kernel_ridge ----------------------------------------------------------
 from ._kernel_ridge import (

@@ -5,7 +5,7 @@ import numbers
 import numpy as np
 from sklearn.utils import check_random_state
 
-__all__ = ["make_side_info_completion"]
+__all__ = ["make_noisy_side_info_completion", "make_side_info_completion"]
 
 
 def _orth(M):
@@ -118,3 +118,58 @@ def make_side_info_completion(
         M = M + noise * rms * rng.standard_normal((m, n))
     M[~mask] = np.nan
     return M, mask, row_side, col_side, truth
+
+
+def make_noisy_side_info_completion(
+    m=200, n=150, rank=8, sampling_rate=0.25, noise=1.0, random_state=None
+):
+    """A low-rank matrix with noisy, partly informative side information.
+
+    Side information as users have it: on each side, half the true singular
+    directions, each with Gaussian noise of ``noise`` times its own norm,
+    next to as many random columns that carry nothing. The side information
+    is neither orthonormal nor inside the true space, unlike
+    :func:`make_side_info_completion`. Each entry is observed independently
+    with probability ``sampling_rate``; observed entries are noiseless.
+
+    Parameters
+    ----------
+    m, n : int, default=(200, 150)
+        Matrix shape.
+    rank : int, default=8
+        Rank of the true matrix; ``rank // 2`` true directions per side.
+    sampling_rate : float in (0, 1], default=0.25
+        Probability that an entry is observed.
+    noise : float >= 0, default=1.0
+        Noise on each true direction, relative to its norm.
+    random_state : int, RandomState instance or None, default=None
+        Seed.
+
+    Returns
+    -------
+    M : ndarray of shape (m, n)
+        The observed matrix, ``NaN`` at missing entries.
+    row_side : ndarray of shape (m, 2 * (rank // 2))
+    col_side : ndarray of shape (n, 2 * (rank // 2))
+    truth : ndarray of shape (m, n)
+        The low-rank matrix.
+
+    Examples
+    --------
+    >>> from skalgos.datasets import make_noisy_side_info_completion
+    >>> M, A, B, R = make_noisy_side_info_completion(40, 30, 4, random_state=0)
+    >>> M.shape, A.shape, B.shape
+    ((40, 30), (40, 4), (30, 4))
+    """
+    rng = check_random_state(random_state)
+    R = rng.standard_normal((m, rank)) @ rng.standard_normal((rank, n))
+    U, _, Vt = np.linalg.svd(R, full_matrices=False)
+    k = rank // 2
+
+    def side(W, size):
+        true = W[:, :k] + noise * rng.standard_normal((size, k)) / np.sqrt(size)
+        return np.hstack([true, rng.standard_normal((size, k))])
+
+    A, B = side(U, m), side(Vt.T, n)
+    M = np.where(rng.uniform(size=(m, n)) < sampling_rate, R, np.nan)
+    return M, A, B, R

@@ -14,7 +14,10 @@ from skalgos.completion import (
     OCMCRegressor,
     ocmc_complete,
 )
-from skalgos.datasets import make_side_info_completion
+from skalgos.datasets import (
+    make_noisy_side_info_completion,
+    make_side_info_completion,
+)
 
 
 def rel(X, R):
@@ -536,29 +539,9 @@ def test_regressor_float32_predictions(problem):
 # --- lambda_y="auto" ----------------------------------------------------------
 
 
-def noisy_side_problem(m, n, rank, p, seed, noise=1.0):
-    """Partly informative side information, as users have it.
-
-    Half the true directions (each with Gaussian noise of the same norm as
-    the direction) and as many random columns, on each side.
-    """
-    rng = np.random.RandomState(seed)
-    R = rng.standard_normal((m, rank)) @ rng.standard_normal((rank, n))
-    U, _, Vt = np.linalg.svd(R, full_matrices=False)
-    k = rank // 2
-
-    def side(W, size):
-        true = W[:, :k] + noise * rng.standard_normal((size, k)) / np.sqrt(size)
-        return np.hstack([true, rng.standard_normal((size, k))])
-
-    A, B = side(U, m), side(Vt.T, n)
-    M = np.where(rng.uniform(size=(m, n)) < p, R, np.nan)
-    return M, A, B, R
-
-
 @pytest.mark.parametrize("p", [0.2, 0.3])
 def test_auto_lambda_y_does_not_lose_to_nuclear_norm_on_noisy_side_info(p):
-    M, A, B, R = noisy_side_problem(100, 80, 5, p, seed=0)
+    M, A, B, R = make_noisy_side_info_completion(100, 80, 5, p, random_state=0)
     nnm = rel(NuclearNormCompleter().fit_transform(M), R)
     fixed = rel(OCMCCompleter(A, B, lambda_y=4.0).fit_transform(M), R)
     est = OCMCCompleter(A, B, random_state=0).fit(M)
