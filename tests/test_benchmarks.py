@@ -12,11 +12,17 @@ BENCHMARKS = sorted(
     if not p.name.startswith("_")
 )
 
+# benchmarks whose baselines are optional extras (the bench extra); without
+# them the benchmark has nothing to compare with, so it is skipped
+REQUIRES = {"diverse_knn": ("hnswlib", "faiss")}
+
 
 @pytest.mark.parametrize("path", BENCHMARKS, ids=lambda p: p.stem)
 def test_benchmark_quick(path, tmp_path):
     if "torch" in path.stem:
         pytest.importorskip("torch")
+    for module in REQUIRES.get(path.stem, ()):
+        pytest.importorskip(module, reason=f"pip install 'skalgos[bench]' ({module})")
     out = tmp_path / f"{path.stem}.md"
     res = subprocess.run(
         [sys.executable, str(path), "--quick", "--output", str(out)],
