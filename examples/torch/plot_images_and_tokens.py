@@ -1,6 +1,6 @@
 """
 Images and token ids through TorchClassifier: a CNN and an EmbeddingBag
-======================================================================
+=======================================================================
 
 :class:`~skalgos.torch.TorchClassifier` passes ``X`` of any rank to the
 module unchanged: the 8x8 digits as a batch of images ``(n, 1, 8, 8)`` for a
