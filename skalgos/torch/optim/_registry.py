@@ -245,6 +245,20 @@ from ._sam import SAM, TiltedSAM  # noqa: E402
 from ._symo import SyMO  # noqa: E402
 
 
+def _warn_if_nothing_preconditioned(name, opt):
+    """Warn when no layer of the module is preconditioned (all plain SGD)."""
+    if not opt._layers:
+        warnings.warn(
+            f"optimizer={name!r} found no nn.Linear or nn.Conv2d layer to "
+            "precondition in this module (other layers, e.g. Embedding, Conv1d, "
+            "take plain SGD steps), so every parameter is trained by plain SGD "
+            "at lr. Use optimizer='adamw' or 'sgd' for this module.",
+            UserWarning,
+            stacklevel=3,
+        )
+    return opt
+
+
 def _kfac_factory(module, lr, **kwargs):
     """``"kfac"``: :class:`LayerwisePreconditioner`, damping 0.1 by default.
 
@@ -254,7 +268,9 @@ def _kfac_factory(module, lr, **kwargs):
     8% accuracy at every lr we tried), while 0.1 trains at lr 0.01 to 0.1.
     """
     kwargs.setdefault("damping", 0.1)
-    return LayerwisePreconditioner(module, lr=lr, **kwargs)
+    return _warn_if_nothing_preconditioned(
+        "kfac", LayerwisePreconditioner(module, lr=lr, **kwargs)
+    )
 
 
 def _shampoo_factory(module, lr, **kwargs):
@@ -264,7 +280,10 @@ def _shampoo_factory(module, lr, **kwargs):
     gradients no longer excite be amplified: digits reached 30% at best).
     """
     kwargs.setdefault("epsilon", 1e-4)
-    return LayerwisePreconditioner(module, lr=lr, **{"mode": "shampoo", **kwargs})
+    return _warn_if_nothing_preconditioned(
+        "shampoo",
+        LayerwisePreconditioner(module, lr=lr, **{"mode": "shampoo", **kwargs}),
+    )
 
 
 register_optimizer("sam", SAM, default_lr=0.3)

@@ -72,6 +72,28 @@ def test_muon_without_hidden_matrices_warns(iris):
         clf.fit(X, y)
 
 
+@pytest.mark.parametrize("optimizer", ["kfac", "shampoo"])
+def test_layerwise_without_linear_or_conv2d_layers_warns(optimizer):
+    # An EmbeddingBag-only module: nothing for KFAC/Shampoo to precondition,
+    # every parameter would take plain SGD steps.
+    rng = np.random.default_rng(0)
+    X, y = rng.integers(0, 10, size=(40, 5)), rng.integers(0, 2, size=40)
+
+    def bag(n_outputs):
+        return nn.EmbeddingBag(10, n_outputs, mode="mean")
+
+    clf = TorchClassifier(bag, optimizer=optimizer, max_epochs=1, random_state=0)
+    with pytest.warns(UserWarning, match=f"optimizer='{optimizer}' found no"):
+        clf.fit(X, y)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        TorchClassifier(optimizer=optimizer, max_epochs=1, random_state=0).fit(
+            rng.normal(size=(40, 3)), y
+        )
+
+
 def test_set_params_rejects_unknown_keys():
     clf = TorchClassifier()
     with pytest.raises(ValueError, match="not_a_param"):
