@@ -591,3 +591,37 @@ def test_partial_fit_leaves_its_input_alone():
     for got, want in zip((block.data, block.indices, block.indptr), before):
         np.testing.assert_array_equal(got, want)
     np.testing.assert_array_equal(est.labels_, ref.labels_)
+
+
+@pytest.mark.parametrize("variant", ALL_VARIANTS[:1] + SP_VARIANTS)
+def test_one_node_partial_fit_allocates_nothing_proportional_to_n(variant):
+    # Issue 27: a call used to pay O(n) (bincount / concatenate of the
+    # stored graph, labels, ranks and history rebuilt). Any such pass makes
+    # at least one n-sized NumPy array (8n bytes); tracemalloc sees NumPy's
+    # allocations (not Numba's, which are the algorithm's own polylog work).
+    # The buffers grow by doubling, so the median call must not grow with n.
+    import tracemalloc
+
+    from skalgos.datasets import make_planted_partition_graph
+
+    medians = {}
+    for n in (2000, 30000):
+        T = 15
+        A, _ = make_planted_partition_graph(
+            (n + T) // 50 + 1, 50, 0.4, 2.0 / n, random_state=0
+        )
+        A = check_adjacency(A)
+        est = DynamicCorrelationClustering(random_state=0, **variant)
+        est.fit(A[:n, :n])
+        peaks = []
+        for i in range(n, n + T):
+            row = A[[i], : i + 1]
+            tracemalloc.start()
+            try:
+                est.partial_fit(row)
+                peaks.append(tracemalloc.get_traced_memory()[1])
+            finally:
+                tracemalloc.stop()
+        medians[n] = float(np.median(peaks))
+    assert medians[30000] < 8 * 30000 / 4, medians
+    assert medians[30000] <= 2 * medians[2000] + 4096, medians
