@@ -330,10 +330,20 @@ def test_continuous_k_z_tracks_exact_c_on_lookup_tables(shape):
 
 
 @pytest.mark.filterwarnings("ignore::scipy.linalg.LinAlgWarning")  # redundant one-hot
-def test_continuous_compositional_table_beats_holistic_table():
-    kw = dict(sentence_length=4, vocab_size=3, z_dim=8, random_state=0)
+@pytest.mark.parametrize(
+    "shape, q_holistic",
+    [
+        (dict(sentence_length=4, vocab_size=3, z_dim=8), 4),
+        # issue 26: a holistic table of 25 meanings (two 5-word positions
+        # read jointly) outscored the compositional one with the MLP and the
+        # marginal-Gaussian K(Z) (1.87 against 1.86)
+        (dict(sentence_length=2, vocab_size=5, z_dim=16), 2),
+    ],
+)
+def test_continuous_compositional_table_beats_holistic_table(shape, q_holistic):
+    kw = dict(random_state=0, **shape)
     W, Z, t_comp = make_lookup_table_language(600, disentanglement=1, **kw)
-    Wh, Zh, t_hol = make_lookup_table_language(600, disentanglement=4, **kw)
+    Wh, Zh, t_hol = make_lookup_table_language(600, disentanglement=q_holistic, **kw)
     assert t_comp["compositionality"] > t_hol["compositionality"]
     for model, extra in [(Ridge(alpha=1e-6), {}), (None, FAST)]:
         est = RepresentationalCompositionality(model, random_state=0, **extra)
