@@ -338,7 +338,7 @@ def goals(quick):
         elif name == "majority-7":
             met = est.n_inner_nodes_ <= 1.5 * 16
         else:
-            met = t <= limit + 5
+            met = t <= limit
         rows.append(
             [
                 name,

@@ -1,5 +1,6 @@
 import itertools
 import re
+import time
 import warnings
 
 import numpy as np
@@ -432,6 +433,25 @@ def _majority(d):
 def test_default_time_limit_is_finite():
     assert BDDClassifier().time_limit == 60.0
     assert BDDClassifier().bound_fraction == 0.25
+
+
+def test_binned_breast_cancer_returns_within_the_time_limit():
+    # issue 26: the default fit on binned breast cancer (3 bins) did not
+    # return; with the limit it returned a few tens of ms past it (60.03 s
+    # at time_limit=60) because the last search chunk and the work after the
+    # search were not counted
+    from sklearn.datasets import load_breast_cancer
+
+    X, y = load_breast_cancer(return_X_y=True)
+    limit = 2.0
+    start = time.perf_counter()
+    with pytest.warns(ConvergenceWarning, match="not proven optimal"):
+        bdd = BDDClassifier(max_domain=3, time_limit=limit).fit(X, y)
+    assert time.perf_counter() - start <= limit
+    assert bdd.fit_time_ <= limit
+    assert not bdd.is_optimal_
+    assert 1 < bdd.lower_bound_ <= bdd.n_inner_nodes_
+    assert bdd.training_errors_ == 0
 
 
 def test_time_limit_keeps_best_upper_bound_parity6():
