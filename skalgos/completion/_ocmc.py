@@ -219,15 +219,22 @@ def _solve(
     nuc_x = nuc_y = 0.0
     n_blocks = 2.0 if use_y else 1.0
     it = 0
+    # Carried from one iteration to the next (each is a function of the
+    # current Xf, Y, M2): R = P_Omega(Xf - obs) and D = P(Xf) - Y. Y and M2
+    # lie in the range of P (Y thresholds P(Xf) + M2 / beta, M2 sums
+    # beta * D), so P(Xf - Y + M2 / beta) = D + M2 / beta: one projection
+    # per iteration instead of two.
+    R = mask * (Xf - obs)
+    D = None
     for it in range(1, max_iter + 1):
         if exact:
-            G = beta * (mask * (Xf - obs) + M1 / beta)
+            G = beta * R + M1
             L = beta * n_blocks
         else:
-            G = mask * (Xf - obs) / gamma
+            G = R / gamma
             L = 1.0 / gamma + (beta if use_y else 0.0)
         if use_y:
-            G = G + beta * complement(Xf - Y + M2 / beta, A, B)
+            G = G + M2 if D is None else G + (beta * D + M2)
         t = mu / L
         X_new, rank_x, nuc_x, fac = svt(X - t * adjoint(G), t * lam, xp, state_x)
         Xf = forward(X_new)
