@@ -66,7 +66,7 @@ def _greedy_search(
     start,
     deg,
     flat,
-    entry,
+    entries,
     self_point,
     L,
     cap,
@@ -107,24 +107,24 @@ def _greedy_search(
     n_exp = 0
     pool_size = 0
     cur = 0
-    # the first round evaluates the entry alone, or the neighbours of
+    # the first round evaluates the entry points, or the neighbours of
     # self_point; every later round the neighbours of an expanded node
     if self_point >= 0:
         visited[self_point] = stamp
         node = self_point
         only_entry = False
     else:
-        node = entry
+        node = entries[0]
         only_entry = True
     while True:
         if only_entry:
             s = 0
-            dn = 1
+            dn = entries.shape[0]
         else:
             s = start[node]
             dn = deg[node]
         for t in range(dn):
-            nb = entry if only_entry else flat[s + t]
+            nb = entries[t] if only_entry else flat[s + t]
             if visited[nb] == stamp:
                 continue
             visited[nb] = stamp
@@ -248,7 +248,7 @@ def graph_search(
     n_codes,
     indptr,
     flat,
-    entry,
+    entries,
     Q,
     self_points,
     k,
@@ -298,7 +298,7 @@ def graph_search(
         for qi in range(lo, hi):
             stamp = np.uint32(epoch + qi - lo)
             size, _, nd, psize = _greedy_search(
-                data, Q[qi], codes, start, deg, flat, entry, self_points[qi], L,
+                data, Q[qi], codes, start, deg, flat, entries, self_points[qi], L,
                 cap, vis, stamp, ids, dists, expd, cnt, exp_out, pool,
             )  # fmt: skip
             n_dist[qi] = nd
@@ -438,6 +438,7 @@ def build_batch(
     start = np.arange(n) * R
     flat = adj.ravel()
     n_chunks = max(1, min(nb, n_chunks))
+    ents = np.full(1, entry, dtype=np.int64)
     for ch in prange(n_chunks):
         visited = np.zeros(n, dtype=np.int32)
         ids = np.empty(L + 1, dtype=np.int64)
@@ -459,7 +460,7 @@ def build_batch(
             stamp = bi - lo + 1
             q = data[p]
             size, n_exp, _, _ = _greedy_search(
-                data, q, codes, start, deg, flat, entry, -1, L, cap, visited,
+                data, q, codes, start, deg, flat, ents, -1, L, cap, visited,
                 stamp, ids, dists, expd, cnt, exp_out, no_pool,
             )  # fmt: skip
             for t in range(size):
@@ -601,6 +602,7 @@ def repair_reachability(data, codes, n_codes, adj, deg, entry, L):
     max_exp = 8 * L + 64
     exp_out = np.empty(max_exp, dtype=np.int64)
     no_pool = (0, 1, ids, dists, expd, cnt)
+    ents = np.full(1, entry, dtype=np.int64)
     n_edges = 0
     stamp = 0
     for v in range(n):
@@ -608,7 +610,7 @@ def repair_reachability(data, codes, n_codes, adj, deg, entry, L):
             continue
         stamp += 1
         size, n_exp, _, _ = _greedy_search(
-            data, data[v], codes, start, deg, flat, entry, -1, L, L, visited,
+            data, data[v], codes, start, deg, flat, ents, -1, L, L, visited,
             stamp, ids, dists, expd, cnt, exp_out, no_pool,
         )  # fmt: skip
         for t in range(size):
