@@ -457,8 +457,9 @@ class DiverseNearestNeighbors(BaseEstimator):
       than DiskANN's 32 because, measured on clustered 32-d data with
       Zipf-distributed colours, ``R=32`` stays below diverse recall 0.9 at
       ``L <= 40`` (20k points) while ``R=48`` reaches 0.95 at ``L`` of 10 to
-      15 there, and at ``L=40`` on 50k such points; on the manifold workloads
-      of the benchmark ``L=10`` suffices. Keeping RobustPrune's edges
+      15 there (measured from the medoid alone, before the 64 entry points
+      below), and at ``L=15`` on 50k such points with them; on the manifold
+      workloads of the benchmark ``L=10`` suffices. Keeping RobustPrune's edges
       next to the diverse ones was measured as well and lost on data with a
       dominant colour (0.88 against 0.95 at ``L=10``), so it is not done.
     * A query search starts from 64 entry points, not from the medoid alone:
