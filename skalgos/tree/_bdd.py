@@ -21,6 +21,7 @@ __all__ = ["BDDClassifier", "min_decision_tree", "plot_bdd"]
 # A feature with more distinct values than this makes the exact search slow;
 # without ``max_domain`` we warn (documented in the class Notes).
 _MANY_VALUES = 32
+_SAT_SOLVER = "cadical153"  # 4-7x faster than glucose4 on parity-6
 _TIME_RESERVE = 0.1  # seconds kept for the work after the search (see time_limit)
 
 
@@ -289,6 +290,18 @@ class _SatOracle:
     are sinks); each node picks one test ``code[f] <= a``; forward reachability
     of every unique row; at most ``t`` errors (one unit variable per unit of
     cost, at-most-``t`` by a sequential counter).
+
+    Three sound extra clause sets shrink the search (each keeps "a diagram
+    with at most s nodes exists" true whenever it was): every node but the
+    root has a parent (a smaller diagram is padded by a new root whose two
+    children are the old root); two consecutive nodes without an edge between
+    them test in the order of the test list (swapping them is another
+    topological order, and each swap removes one inversion); every feature
+    whose removal merges rows into more than ``t`` forced errors is tested.
+    Solved by CaDiCaL 1.5.3, in a forked child process under a deadline
+    (python-sat cannot interrupt it). On parity-6 the refutation of size 10
+    took 87 s with glucose4 and none of the extra clauses, 20 s with CaDiCaL,
+    12-13 s with both.
     """
 
     def __init__(self, rows, W, n_values):
@@ -305,7 +318,25 @@ class _SatOracle:
         self.tests = [
             (f, a) for f in range(rows.shape[1]) for a in range(n_values[f] - 1)
         ]
+        self._by_feature = [
+            [k for k, (g, _) in enumerate(self.tests) if g == f]
+            for f in range(rows.shape[1])
+        ]
         self.search_nodes = 0
+
+    def _needed_features(self, t):
+        """Features whose removal forces more than ``t`` errors."""
+        rows, W = self.rows, self.W
+        needed = []
+        for f in range(rows.shape[1]):
+            rest = np.delete(rows, f, axis=1)
+            _, group = np.unique(rest, axis=0, return_inverse=True)
+            group = np.asarray(group).ravel()
+            merged = np.zeros((group.max() + 1, W.shape[1]), dtype=W.dtype)
+            np.add.at(merged, group, W)
+            if int((merged.sum(axis=1) - merged.max(axis=1)).sum()) > t:
+                needed.append(f)
+        return needed
 
     def __call__(self, s, t, deadline):
         rows, W = self.rows, self.W
@@ -337,6 +368,21 @@ class _SatOracle:
             exactly_one(a[i])
             exactly_one(list(lv[i].values()))
             exactly_one(list(rv[i].values()))
+        # symmetry breaking, sound for "a diagram with at most s nodes exists"
+        # (see the class docstring): every node but the root has a parent ...
+        for i in range(1, s):
+            clauses.append([lv[j][i] for j in range(i)] + [rv[j][i] for j in range(i)])
+        # ... and two consecutive nodes without an edge between them test in
+        # the order of the test list
+        for i in range(s - 1):
+            edge = [lv[i][i + 1], rv[i][i + 1]]
+            for k in range(len(tests)):
+                for k2 in range(k):
+                    clauses.append([-a[i][k], -a[i + 1][k2]] + edge)
+        # every feature without which the rows cannot be told apart within t
+        # errors is tested somewhere (redundant, helps the refutations)
+        for f in self._needed_features(t):
+            clauses.append([a[i][k] for i in range(s) for k in self._by_feature[f]])
         sat_test = np.array([[rows[r, f] <= th for (f, th) in tests] for r in range(m)])
         reach = [[new() for _ in range(s)] for _ in range(m)]
         sink = [[new() for _ in range(C)] for _ in range(m)]
@@ -371,26 +417,13 @@ class _SatOracle:
                 encoding=self._EncType.seqcounter,
             )
             clauses.extend(card.clauses)
-        with self._Solver(name="glucose4", bootstrap_with=clauses) as solver:
-            if deadline is not None:
-                import threading
-
-                timer = threading.Timer(
-                    max(0.0, deadline - time.perf_counter()), solver.interrupt
-                )
-                timer.start()
-                try:
-                    ok = solver.solve_limited(expect_interrupt=True)
-                finally:
-                    timer.cancel()
-                if ok is None:
-                    return None, None
-            else:
-                ok = solver.solve()
-            self.search_nodes += 1
-            if not ok:
-                return False, None
-            model = set(v for v in solver.get_model() if v > 0)
+        model = _solve_cnf(self._Solver, clauses, deadline)
+        if model is None:
+            return None, None
+        self.search_nodes += 1
+        if model is False:
+            return False, None
+        model = set(v for v in model if v > 0)
         feat = np.zeros(s, dtype=np.int64)
         lo = np.zeros(s, dtype=np.int64)
         lft = np.zeros(s, dtype=np.int64)
@@ -401,6 +434,44 @@ class _SatOracle:
             lft[i] = next(j for j in targets[i] if lv[i][j] in model)
             rgt[i] = next(j for j in targets[i] if rv[i][j] in model)
         return True, (feat, lo, lo + 1, lft, rgt)
+
+
+def _cadical_child(Solver, clauses, conn):  # pragma: no cover - in a child
+    with Solver(name=_SAT_SOLVER, bootstrap_with=clauses) as solver:
+        conn.send(solver.get_model() if solver.solve() else False)
+    conn.close()
+
+
+def _solve_cnf(Solver, clauses, deadline):
+    """Model (list of literals), ``False`` if unsatisfiable, ``None`` at timeout.
+
+    CaDiCaL cannot be interrupted through python-sat, so under a deadline it
+    runs in a forked child process that is killed when the deadline passes.
+    """
+    if deadline is None:
+        with Solver(name=_SAT_SOLVER, bootstrap_with=clauses) as solver:
+            return solver.get_model() if solver.solve() else False
+    import multiprocessing
+
+    left = deadline - time.perf_counter()
+    if left <= 0:
+        return None
+    ctx = multiprocessing.get_context("fork")
+    recv, send = ctx.Pipe(duplex=False)
+    child = ctx.Process(target=_cadical_child, args=(Solver, clauses, send))
+    child.start()
+    send.close()
+    try:
+        if recv.poll(max(0.0, deadline - time.perf_counter())):
+            return recv.recv()
+        return None
+    except EOFError as exc:
+        raise RuntimeError("The SAT solver process died.") from exc
+    finally:
+        if child.is_alive():
+            child.kill()
+        child.join()
+        recv.close()
 
 
 def _greedy(codes, y_enc, n_classes, max_size, max_errors, random_state, merge=True):

@@ -382,6 +382,61 @@ def test_bad_input():
         BDDClassifier(max_domain=4).fit(Xc, yc)
 
 
+def test_sat_symmetry_breaking_keeps_every_optimum_on_3cube(bdd_sizes_3cube):
+    # the SAT encoding carries symmetry-breaking and redundant clauses (every
+    # node has a parent, consecutive unlinked nodes ordered, needed features
+    # tested): on all 256 functions of 3 bits, with and without a deadline
+    # (forked child / in-process solve), size opt - 1 is refuted, opt found
+    pytest.importorskip("pysat")
+    from skalgos.tree._bdd import _SatOracle, _unique_rows
+
+    X = cube(3).astype(np.int64)
+    for mask in range(256):
+        y = truth_table_labels(mask, 3)
+        if len(np.unique(y)) < 2:
+            continue
+        rows, W = _unique_rows(X, y, 2)
+        oracle = _SatOracle(rows, W, np.full(3, 2))
+        opt = bdd_sizes_3cube[mask]
+        deadline = time.perf_counter() + 30 if mask % 2 else None
+        if opt > 1:  # the oracle is asked about sizes >= 1 only
+            assert oracle(opt - 1, 0, deadline)[0] is False, mask
+        assert oracle(opt, 0, deadline)[0] is True, mask
+
+
+def test_sat_needed_features_are_exactly_those_that_force_errors():
+    pytest.importorskip("pysat")
+    from skalgos.tree._bdd import _SatOracle, _unique_rows
+
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        X = rng.integers(0, 3, size=(12, 3))
+        y = rng.integers(0, 2, size=12)
+        rows, W = _unique_rows(X, y, 2)
+        oracle = _SatOracle(rows, W, rows.max(axis=0) + 1)
+        for t in range(3):
+            got = oracle._needed_features(t)
+            for f in range(3):
+                # the best classifier of the rows that ignores feature f
+                keep = np.delete(X, f, axis=1)
+                errors = 0
+                for key in {tuple(r) for r in keep}:
+                    sel = (keep == key).all(axis=1)
+                    errors += sel.sum() - np.bincount(y[sel], minlength=2).max()
+                assert (f in got) == (errors > t)
+
+
+def test_sat_solver_keeps_the_time_limit():
+    pytest.importorskip("pysat")
+    X, y = _parity(6)
+    start = time.perf_counter()
+    with pytest.warns(ConvergenceWarning):
+        bdd = BDDClassifier(solver="sat", time_limit=0.5).fit(X, y)
+    assert time.perf_counter() - start < 1.0
+    assert bdd.n_inner_nodes_ == 11 and not bdd.is_optimal_
+    assert bdd.lower_bound_ <= 11
+
+
 def test_witness_equals_sat_on_random_small_data():
     # an independent exact oracle (a SAT encoding of the same model) on random
     # multi-valued, multi-class data with error budgets
