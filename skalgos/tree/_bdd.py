@@ -388,6 +388,9 @@ class _SatOracle:
         sink = [[new() for _ in range(C)] for _ in range(m)]
         costs = []
         for r in range(m):
+            # building the clauses of a large instance takes seconds
+            if deadline is not None and time.perf_counter() > deadline:
+                return None, None
             clauses.append([reach[r][0]])
             for i in range(s):
                 g = new()  # row r goes left at node i
