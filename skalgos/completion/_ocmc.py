@@ -240,11 +240,17 @@ def _solve(
         Xf = forward(X_new)
         comp_res = 0.0
         if use_y:
-            PX = complement(Xf, A, B)
+            # Xf = U diag(s) V^T (use_y implies no lift), so P(Xf) =
+            # (P_A' U) diag(s) (P_B' V)^T: the complement of the factors,
+            # O((m + n) r (a + b)), then one m x n product; and
+            # ||Xf||_F = ||s||_2 (U, V orthonormal).
+            Ux, sx, Vtx = fac
+            PX = (complement(Ux, A, None) * sx) @ complement(Vtx, None, B)
+            norm_xf = math.sqrt(float(xp.sum(sx * sx)))
             Y, _, nuc_y, _ = svt(PX + M2 / beta, lambda_y / beta, xp, state_y)
             D = PX - Y
             M2 = M2 + beta * D
-            comp_res = frobenius(D, xp) / max(frobenius(Xf, xp), 1e-300)
+            comp_res = frobenius(D, xp) / max(norm_xf, 1e-300)
         R = mask * (Xf - obs)
         primal = frobenius(R, xp) / norm_obs
         if exact:
