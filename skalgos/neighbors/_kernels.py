@@ -76,6 +76,7 @@ def _greedy_search(
     dists,
     expd,
     cnt,
+    gw,
     exp_out,
     pool,
 ):
@@ -87,8 +88,11 @@ def _greedy_search(
     written to ``exp_out`` (up to its length). ``visited[i] == stamp`` marks
     the evaluated points (an epoch counter: no clearing between queries).
 
-    ``pool = (pool_k, pool_kp, p_ids, p_dists, p_expd, p_cnt)`` is the diverse
+    ``pool = (pool_k, pool_kp, p_ids, p_dists, p_gw, p_cnt)`` is the diverse
     top-k of every evaluated point, kept on the fly (``pool_k = 0``: no pool).
+    ``gw`` and ``p_gw`` (float32, one per group, inf on entry and on exit)
+    hold the worst distance of each full group, so that a point of a full
+    group that is not closer is rejected without a scan.
     The queue is a list sorted by distance (ties keep insertion order) of at
     most ``L`` entries, at most ``cap`` of one group; ``cnt[c]`` counts the
     entries of group ``c``; ``cur`` is at most the position of the first
@@ -100,7 +104,7 @@ def _greedy_search(
     atomic operations per evaluated point, which cost three times the
     distance itself, measured).
     """
-    pool_k, pool_kp, p_ids, p_dists, p_expd, p_cnt = pool
+    pool_k, pool_kp, p_ids, p_dists, p_gw, p_cnt = pool
     dim = data.shape[1]
     size = 0
     n_dist = 0
@@ -135,69 +139,95 @@ def _greedy_search(
                 d += diff * diff
             c = codes[nb]
             # --- the queue (Algorithm 6) ---
-            if size < L or d < dists[size - 1]:
-                ok = True
-                if cnt[c] >= cap:
-                    # the group is full: replace its worst entry if nb is closer
+            # gw[c] is the distance of group c's worst entry while the group
+            # is full (inf otherwise): a closer point of a full group replaces
+            # that entry, found by a backward scan only when it is replaced
+            if size == L and d >= dists[size - 1]:
+                pass
+            elif cnt[c] >= cap:
+                if d < gw[c]:
                     j = size - 1
-                    while j >= 0 and codes[ids[j]] != c:
+                    while codes[ids[j]] != c:
                         j -= 1
-                    if j < 0 or d >= dists[j]:
-                        ok = False
-                    else:
-                        for u in range(j, size - 1):
-                            ids[u] = ids[u + 1]
-                            dists[u] = dists[u + 1]
-                            expd[u] = expd[u + 1]
-                        size -= 1
-                        cnt[c] -= 1
-                elif size == L:
-                    cnt[codes[ids[size - 1]]] -= 1
-                    size -= 1
-                if ok:
-                    pos = size
+                    # drop entry j and insert nb: one shift of pos..j-1
+                    pos = j
                     while pos > 0 and dists[pos - 1] > d:
+                        ids[pos] = ids[pos - 1]
+                        dists[pos] = dists[pos - 1]
+                        expd[pos] = expd[pos - 1]
                         pos -= 1
-                    for u in range(size, pos, -1):
-                        ids[u] = ids[u - 1]
-                        dists[u] = dists[u - 1]
-                        expd[u] = expd[u - 1]
                     ids[pos] = nb
                     dists[pos] = d
                     expd[pos] = False
-                    cnt[c] += 1
-                    size += 1
                     if pos < cur:
                         cur = pos
-            # --- the answer pool: the same rule, k entries, k' per group ---
-            if pool_k > 0 and (pool_size < pool_k or d < p_dists[pool_size - 1]):
-                ok = True
-                if p_cnt[c] >= pool_kp:
-                    j = pool_size - 1
-                    while j >= 0 and codes[p_ids[j]] != c:
+                    j = size - 1
+                    while codes[ids[j]] != c:
                         j -= 1
-                    if j < 0 or d >= p_dists[j]:
-                        ok = False
-                    else:
-                        for u in range(j, pool_size - 1):
-                            p_ids[u] = p_ids[u + 1]
-                            p_dists[u] = p_dists[u + 1]
-                        pool_size -= 1
-                        p_cnt[c] -= 1
-                elif pool_size == pool_k:
-                    p_cnt[codes[p_ids[pool_size - 1]]] -= 1
-                    pool_size -= 1
-                if ok:
-                    pos = pool_size
+                    gw[c] = dists[j]
+            else:
+                if size == L:
+                    size -= 1
+                    c2 = codes[ids[size]]
+                    cnt[c2] -= 1
+                    gw[c2] = np.inf
+                pos = size
+                while pos > 0 and dists[pos - 1] > d:
+                    ids[pos] = ids[pos - 1]
+                    dists[pos] = dists[pos - 1]
+                    expd[pos] = expd[pos - 1]
+                    pos -= 1
+                ids[pos] = nb
+                dists[pos] = d
+                expd[pos] = False
+                size += 1
+                cnt[c] += 1
+                if pos < cur:
+                    cur = pos
+                if cnt[c] >= cap:
+                    j = size - 1
+                    while codes[ids[j]] != c:
+                        j -= 1
+                    gw[c] = dists[j]
+            # --- the answer pool: the same rule, k entries, k' per group ---
+            if pool_k == 0 or (pool_size == pool_k and d >= p_dists[pool_size - 1]):
+                pass
+            elif p_cnt[c] >= pool_kp:
+                if d < p_gw[c]:
+                    j = pool_size - 1
+                    while codes[p_ids[j]] != c:
+                        j -= 1
+                    pos = j
                     while pos > 0 and p_dists[pos - 1] > d:
+                        p_ids[pos] = p_ids[pos - 1]
+                        p_dists[pos] = p_dists[pos - 1]
                         pos -= 1
-                    for u in range(pool_size, pos, -1):
-                        p_ids[u] = p_ids[u - 1]
-                        p_dists[u] = p_dists[u - 1]
                     p_ids[pos] = nb
                     p_dists[pos] = d
-                    p_cnt[c] += 1
-                    pool_size += 1
+                    j = pool_size - 1
+                    while codes[p_ids[j]] != c:
+                        j -= 1
+                    p_gw[c] = p_dists[j]
+            else:
+                if pool_size == pool_k:
+                    pool_size -= 1
+                    c2 = codes[p_ids[pool_size]]
+                    p_cnt[c2] -= 1
+                    p_gw[c2] = np.inf
+                pos = pool_size
+                while pos > 0 and p_dists[pos - 1] > d:
+                    p_ids[pos] = p_ids[pos - 1]
+                    p_dists[pos] = p_dists[pos - 1]
+                    pos -= 1
+                p_ids[pos] = nb
+                p_dists[pos] = d
+                pool_size += 1
+                p_cnt[c] += 1
+                if p_cnt[c] >= pool_kp:
+                    j = pool_size - 1
+                    while codes[p_ids[j]] != c:
+                        j -= 1
+                    p_gw[c] = p_dists[j]
         only_entry = False
         while cur < size and expd[cur]:
             cur += 1
@@ -208,6 +238,11 @@ def _greedy_search(
         if n_exp < exp_out.shape[0]:
             exp_out[n_exp] = node
         n_exp += 1
+    # gw and p_gw are inf again on exit (cnt and p_cnt are the caller's)
+    for t in range(size):
+        gw[codes[ids[t]]] = np.inf
+    for t in range(pool_size):
+        p_gw[codes[p_ids[t]]] = np.inf
     return size, n_exp, n_dist, pool_size
 
 
@@ -286,20 +321,21 @@ def graph_search(
         dists = np.empty(L + 1, dtype=np.float32)
         expd = np.zeros(L + 1, dtype=np.bool_)
         cnt = np.zeros(n_codes, dtype=np.int64)
+        gw = np.full(n_codes, np.inf, dtype=np.float32)
         exp_out = np.empty(0, dtype=np.int64)
         pk = k if use_pool else 0
         p_ids = np.empty(k + 1, dtype=np.int64)
         p_dists = np.empty(k + 1, dtype=np.float32)
-        p_expd = np.zeros(k + 1, dtype=np.bool_)
         p_cnt = np.zeros(n_codes, dtype=np.int64)
-        pool = (pk, kprime, p_ids, p_dists, p_expd, p_cnt)
+        p_gw = np.full(n_codes, np.inf, dtype=np.float32)
+        pool = (pk, kprime, p_ids, p_dists, p_gw, p_cnt)
         lo = ch * nq // n_chunks
         hi = (ch + 1) * nq // n_chunks
         for qi in range(lo, hi):
             stamp = np.uint32(epoch + qi - lo)
             size, _, nd, psize = _greedy_search(
                 data, Q[qi], codes, start, deg, flat, entries, self_points[qi], L,
-                cap, vis, stamp, ids, dists, expd, cnt, exp_out, pool,
+                cap, vis, stamp, ids, dists, expd, cnt, gw, exp_out, pool,
             )  # fmt: skip
             n_dist[qi] = nd
             for t in range(size):
@@ -452,7 +488,8 @@ def build_batch(
         blk = np.empty((max_cand + L) * max(m, 1), dtype=np.int64)
         nblk = np.empty(max_cand + L, dtype=np.int64)
         removed = np.empty(max_cand + L, dtype=np.bool_)
-        no_pool = (0, 1, ids, dists, expd, cnt)
+        gw = np.full(n_codes, np.inf, dtype=np.float32)
+        no_pool = (0, 1, ids, dists, gw, cnt)
         lo = ch * nb // n_chunks
         hi = (ch + 1) * nb // n_chunks
         for bi in range(lo, hi):
@@ -461,7 +498,7 @@ def build_batch(
             q = data[p]
             size, n_exp, _, _ = _greedy_search(
                 data, q, codes, start, deg, flat, ents, -1, L, cap, visited,
-                stamp, ids, dists, expd, cnt, exp_out, no_pool,
+                stamp, ids, dists, expd, cnt, gw, exp_out, no_pool,
             )  # fmt: skip
             for t in range(size):
                 cnt[codes[ids[t]]] = 0
@@ -601,7 +638,8 @@ def repair_reachability(data, codes, n_codes, adj, deg, entry, L):
     cnt = np.zeros(n_codes, dtype=np.int64)
     max_exp = 8 * L + 64
     exp_out = np.empty(max_exp, dtype=np.int64)
-    no_pool = (0, 1, ids, dists, expd, cnt)
+    gw = np.full(n_codes, np.inf, dtype=np.float32)
+    no_pool = (0, 1, ids, dists, gw, cnt)
     ents = np.full(1, entry, dtype=np.int64)
     n_edges = 0
     stamp = 0
@@ -611,7 +649,7 @@ def repair_reachability(data, codes, n_codes, adj, deg, entry, L):
         stamp += 1
         size, n_exp, _, _ = _greedy_search(
             data, data[v], codes, start, deg, flat, ents, -1, L, L, visited,
-            stamp, ids, dists, expd, cnt, exp_out, no_pool,
+            stamp, ids, dists, expd, cnt, gw, exp_out, no_pool,
         )  # fmt: skip
         for t in range(size):
             cnt[codes[ids[t]]] = 0

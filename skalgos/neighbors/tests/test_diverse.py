@@ -389,6 +389,74 @@ def test_prune_kernel_matches_algorithm_8(m):
         assert out[:cnt].tolist() == expected
 
 
+def python_greedy_search(X, groups, indptr, flat, entries, q, L, cap, k, kprime):
+    """Plain-Python Algorithms 6 and 7: the diverse queue (a list sorted by
+    distance, ties in insertion order, at most ``L`` entries and ``cap`` per
+    group; a point of a full group replaces that group's worst entry if it is
+    closer) and the best-first loop; the pool is the same rule with ``k`` and
+    ``kprime`` over every evaluated point."""
+
+    def insert(lst, size, cap_, p, d):
+        same = [i for i, (_, v) in enumerate(lst) if groups[v] == groups[p]]
+        if len(lst) == size and d >= lst[-1][0]:
+            return False
+        if len(same) >= cap_:
+            if d >= lst[same[-1]][0]:
+                return False
+            del lst[same[-1]]
+        elif len(lst) == size:
+            del lst[-1]
+        pos = len(lst)
+        while pos > 0 and lst[pos - 1][0] > d:
+            pos -= 1
+        lst.insert(pos, (d, p))
+        return True
+
+    queue, pool, expanded, seen, n_dist = [], [], set(), set(), 0
+    todo = [int(e) for e in entries]
+    while True:
+        for p in todo:
+            if p in seen:
+                continue
+            seen.add(p)
+            n_dist += 1
+            d = np.float32(np.sum((X[p] - q) ** 2, dtype=np.float32))
+            insert(queue, L, cap, p, d)
+            insert(pool, k, kprime, p, d)
+        rest = [v for _, v in queue if v not in expanded]
+        if not rest:
+            return [v for _, v in pool], n_dist
+        expanded.add(rest[0])
+        todo = flat[indptr[rest[0]] : indptr[rest[0] + 1]].tolist()
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_search_kernel_matches_python_algorithms_6_and_7(seed):
+    # integer coordinates give many tied distances, and 3 groups with caps of
+    # 1 and 2 keep the groups full: every path of the queue and the pool runs
+    rng = np.random.default_rng(seed)
+    n, n_codes = 150, 3
+    X = rng.integers(0, 4, size=(n, 3)).astype(np.float32)
+    codes = rng.integers(0, n_codes, size=n).astype(np.int64)
+    deg = rng.integers(2, 9, size=n)
+    indptr = np.concatenate([[0], np.cumsum(deg)]).astype(np.int64)
+    flat = rng.integers(0, n, size=indptr[-1]).astype(np.int32)
+    entries = rng.choice(n, 5, replace=False).astype(np.int64)
+    Q = rng.integers(0, 4, size=(30, 3)).astype(np.float32)
+    for L, cap, k, kprime in ((6, 1, 3, 1), (8, 2, 4, 2), (12, 3, 5, 1), (5, 5, 5, 5)):
+        out_i, out_d, nd = K.graph_search(
+            X, codes, n_codes, indptr, flat, entries, Q, np.full(30, -1), k, kprime,
+            L, cap, True, np.zeros((1, n), np.uint32), 1,
+        )  # fmt: skip
+        for qi in range(30):
+            ids, n_dist = python_greedy_search(
+                X, codes, indptr, flat, entries, Q[qi], L, cap, k, kprime
+            )
+            assert nd[qi] == n_dist
+            got = [int(v) for v in out_i[qi] if v >= 0]
+            assert got == ids, (L, cap, qi)
+
+
 # --------------------------------------------------------------------------- errors
 
 
