@@ -14,6 +14,7 @@ from ..utils._backend import to_device
 
 __all__ = [
     "complement",
+    "factored_diff_norm",
     "frobenius",
     "orthonormal_basis",
     "svt",
@@ -30,6 +31,26 @@ def frobenius(Z, xp):
     if norm is not None:
         return float(norm(Z))
     return math.sqrt(float(xp.sum(Z * Z)))
+
+
+def factored_diff_norm(f1, f0, xp):
+    """``||U1 diag(s1) Vt1 - U0 diag(s0) Vt0||_F`` from the SVT factors.
+
+    ``U1, U0`` and ``Vt1.T, Vt0.T`` have orthonormal columns (ranks r1, r0).
+    With ``[U1 U0] = Qu Ru`` and ``[Vt1.T Vt0.T] = Qv Rv`` the difference is
+    ``Qu (Ru diag(s1, -s0) Rv^T) Qv^T``, whose norm is that of the small
+    middle factor: ``O((m + n)(r1 + r0)^2)`` instead of an m x n pass. The
+    rounding is that of the dense difference (``eps`` times the norms).
+    """
+    U1, s1, Vt1 = f1
+    U0, s0, Vt0 = f0
+    if s0.shape[0] == 0 or s1.shape[0] == 0:
+        s = s1 if s0.shape[0] == 0 else s0
+        return math.sqrt(float(xp.sum(s * s)))
+    _, Ru = xp.linalg.qr(xp.concat([U1, U0], axis=1))
+    _, Rv = xp.linalg.qr(xp.concat([Vt1.T, Vt0.T], axis=1))
+    C = (Ru * xp.concat([s1, -s0])) @ Rv.T
+    return math.sqrt(float(xp.sum(C * C)))
 
 
 def orthonormal_basis(S, xp, rtol=None):

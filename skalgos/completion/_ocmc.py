@@ -29,7 +29,14 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..utils._backend import device, get_namespace, to_device, to_numpy
 from ..utils.validation import float_dtype, validate_data
-from ._kernels import _SVDState, complement, frobenius, orthonormal_basis, svt
+from ._kernels import (
+    _SVDState,
+    complement,
+    factored_diff_norm,
+    frobenius,
+    orthonormal_basis,
+    svt,
+)
 
 __all__ = [
     "IMCCompleter",
@@ -188,7 +195,18 @@ def _solve(
     X = xp.zeros(shape_var, dtype=dtype, device=dev)
     Xf = xp.zeros((m, n), dtype=dtype, device=dev)
     Y = xp.zeros((m, n), dtype=dtype, device=dev) if use_y else None
-    Y_old = Y
+    # Rank-0 SVT factors of the zero start (X and Y): the dual residual is
+    # computed from the factors of consecutive iterates.
+    fac = (
+        xp.zeros((shape_var[0], 0), dtype=dtype, device=dev),
+        xp.zeros((0,), dtype=dtype, device=dev),
+        xp.zeros((0, shape_var[1]), dtype=dtype, device=dev),
+    )
+    fac_y_old = (
+        xp.zeros((m, 0), dtype=dtype, device=dev),
+        xp.zeros((0,), dtype=dtype, device=dev),
+        xp.zeros((0, n), dtype=dtype, device=dev),
+    )
     M1 = xp.zeros((m, n), dtype=dtype, device=dev) if exact else None
     M2 = xp.zeros((m, n), dtype=dtype, device=dev) if use_y else None
     norm_obs = max(frobenius(obs, xp), np.finfo(np.float64).tiny)
@@ -236,7 +254,7 @@ def _solve(
         if use_y:
             G = G + M2 if D is None else G + (beta * D + M2)
         t = mu / L
-        X_new, rank_x, nuc_x, fac = svt(X - t * adjoint(G), t * lam, xp, state_x)
+        X_new, rank_x, nuc_x, fac_new = svt(X - t * adjoint(G), t * lam, xp, state_x)
         Xf = forward(X_new)
         comp_res = 0.0
         if use_y:
@@ -244,10 +262,10 @@ def _solve(
             # (P_A' U) diag(s) (P_B' V)^T: the complement of the factors,
             # O((m + n) r (a + b)), then one m x n product; and
             # ||Xf||_F = ||s||_2 (U, V orthonormal).
-            Ux, sx, Vtx = fac
+            Ux, sx, Vtx = fac_new
             PX = (complement(Ux, A, None) * sx) @ complement(Vtx, None, B)
             norm_xf = math.sqrt(float(xp.sum(sx * sx)))
-            Y, _, nuc_y, _ = svt(PX + M2 / beta, lambda_y / beta, xp, state_y)
+            Y, _, nuc_y, fac_y = svt(PX + M2 / beta, lambda_y / beta, xp, state_y)
             D = PX - Y
             M2 = M2 + beta * D
             comp_res = frobenius(D, xp) / max(norm_xf, 1e-300)
@@ -257,13 +275,14 @@ def _solve(
             M1 = M1 + beta * R
         # Dual residual of the linearised step (LADMAP): the prox term's
         # gradient (X_new - X) / t, plus beta times the change of Y.
-        dual = frobenius(X_new - X, xp) / t
+        # Both changes from the SVT factors (no m x n pass).
+        dual = factored_diff_norm(fac_new, fac, xp) / t
         if use_y:
-            dual = max(dual, beta * frobenius(Y - Y_old, xp))
+            dual = max(dual, beta * factored_diff_norm(fac_y, fac_y_old, xp))
         dual = dual / norm_obs
-        X = X_new
+        X, fac = X_new, fac_new
         if use_y:
-            Y_old = Y
+            fac_y_old = fac_y
         hist["primal"].append(primal)
         hist["complement"].append(comp_res)
         hist["dual"].append(dual)
