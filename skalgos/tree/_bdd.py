@@ -449,7 +449,8 @@ def _solve_cnf(Solver, clauses, deadline):
     """Model (list of literals), ``False`` if unsatisfiable, ``None`` at timeout.
 
     CaDiCaL cannot be interrupted through python-sat, so under a deadline it
-    runs in a forked child process that is killed when the deadline passes.
+    runs in a forked child process that is killed when the deadline passes
+    (where fork is missing, glucose4 runs in-process and is interrupted).
     """
     if deadline is None:
         with Solver(name=_SAT_SOLVER, bootstrap_with=clauses) as solver:
@@ -459,6 +460,20 @@ def _solve_cnf(Solver, clauses, deadline):
     left = deadline - time.perf_counter()
     if left <= 0:
         return None
+    if "fork" not in multiprocessing.get_all_start_methods():  # pragma: no cover
+        # no fork (Windows): glucose4, which python-sat can interrupt
+        import threading
+
+        with Solver(name="glucose4", bootstrap_with=clauses) as solver:
+            timer = threading.Timer(left, solver.interrupt)
+            timer.start()
+            try:
+                ok = solver.solve_limited(expect_interrupt=True)
+            finally:
+                timer.cancel()
+            if ok is None:
+                return None
+            return solver.get_model() if ok else False
     ctx = multiprocessing.get_context("fork")
     recv, send = ctx.Pipe(duplex=False)
     child = ctx.Process(target=_cadical_child, args=(Solver, clauses, send))
