@@ -77,6 +77,7 @@ def _greedy_search(
     expd,
     cnt,
     gw,
+    buf,
     exp_out,
     pool,
 ):
@@ -92,7 +93,8 @@ def _greedy_search(
     top-k of every evaluated point, kept on the fly (``pool_k = 0``: no pool).
     ``gw`` and ``p_gw`` (float32, one per group, inf on entry and on exit)
     hold the worst distance of each full group, so that a point of a full
-    group that is not closer is rejected without a scan.
+    group that is not closer is rejected without a scan. ``buf`` (int64)
+    holds at least ``entries.shape[0]`` and the largest out-degree.
     The queue is a list sorted by distance (ties keep insertion order) of at
     most ``L`` entries, at most ``cap`` of one group; ``cnt[c]`` counts the
     entries of group ``c``; ``cur`` is at most the position of the first
@@ -127,11 +129,17 @@ def _greedy_search(
         else:
             s = start[node]
             dn = deg[node]
+        # the unvisited neighbours, compacted without a branch (whether a
+        # neighbour was visited is hard to predict: a mispredicted branch per
+        # neighbour cost more than the distance, measured), in list order
+        m = 0
         for t in range(dn):
             nb = entries[t] if only_entry else flat[s + t]
-            if visited[nb] == stamp:
-                continue
+            buf[m] = nb
+            m += visited[nb] != stamp
             visited[nb] = stamp
+        for t in range(m):
+            nb = buf[t]
             n_dist += 1
             d = np.float32(0.0)
             for j in range(dim):
@@ -315,6 +323,9 @@ def graph_search(
     n_chunks = max(1, min(nq, visited.shape[0]))
     start = indptr[:-1]
     deg = indptr[1:] - indptr[:-1]
+    max_deg = 0
+    for i in range(deg.shape[0]):
+        max_deg = max(max_deg, deg[i])
     for ch in prange(n_chunks):
         vis = visited[ch]
         ids = np.empty(L + 1, dtype=np.int64)
@@ -322,6 +333,7 @@ def graph_search(
         expd = np.zeros(L + 1, dtype=np.bool_)
         cnt = np.zeros(n_codes, dtype=np.int64)
         gw = np.full(n_codes, np.inf, dtype=np.float32)
+        buf = np.empty(max(entries.shape[0], max_deg), dtype=np.int64)
         exp_out = np.empty(0, dtype=np.int64)
         pk = k if use_pool else 0
         p_ids = np.empty(k + 1, dtype=np.int64)
@@ -335,7 +347,7 @@ def graph_search(
             stamp = np.uint32(epoch + qi - lo)
             size, _, nd, psize = _greedy_search(
                 data, Q[qi], codes, start, deg, flat, entries, self_points[qi], L,
-                cap, vis, stamp, ids, dists, expd, cnt, gw, exp_out, pool,
+                cap, vis, stamp, ids, dists, expd, cnt, gw, buf, exp_out, pool,
             )  # fmt: skip
             n_dist[qi] = nd
             for t in range(size):
@@ -489,6 +501,7 @@ def build_batch(
         nblk = np.empty(max_cand + L, dtype=np.int64)
         removed = np.empty(max_cand + L, dtype=np.bool_)
         gw = np.full(n_codes, np.inf, dtype=np.float32)
+        buf = np.empty(max(R, 1), dtype=np.int64)
         no_pool = (0, 1, ids, dists, gw, cnt)
         lo = ch * nb // n_chunks
         hi = (ch + 1) * nb // n_chunks
@@ -498,7 +511,7 @@ def build_batch(
             q = data[p]
             size, n_exp, _, _ = _greedy_search(
                 data, q, codes, start, deg, flat, ents, -1, L, cap, visited,
-                stamp, ids, dists, expd, cnt, gw, exp_out, no_pool,
+                stamp, ids, dists, expd, cnt, gw, buf, exp_out, no_pool,
             )  # fmt: skip
             for t in range(size):
                 cnt[codes[ids[t]]] = 0
@@ -639,6 +652,7 @@ def repair_reachability(data, codes, n_codes, adj, deg, entry, L):
     max_exp = 8 * L + 64
     exp_out = np.empty(max_exp, dtype=np.int64)
     gw = np.full(n_codes, np.inf, dtype=np.float32)
+    buf = np.empty(max(adj.shape[1], 1), dtype=np.int64)
     no_pool = (0, 1, ids, dists, gw, cnt)
     ents = np.full(1, entry, dtype=np.int64)
     n_edges = 0
@@ -649,7 +663,7 @@ def repair_reachability(data, codes, n_codes, adj, deg, entry, L):
         stamp += 1
         size, n_exp, _, _ = _greedy_search(
             data, data[v], codes, start, deg, flat, ents, -1, L, L, visited,
-            stamp, ids, dists, expd, cnt, gw, exp_out, no_pool,
+            stamp, ids, dists, expd, cnt, gw, buf, exp_out, no_pool,
         )  # fmt: skip
         for t in range(size):
             cnt[codes[ids[t]]] = 0
