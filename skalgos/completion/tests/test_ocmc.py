@@ -285,6 +285,31 @@ def test_truncated_svd_path_matches_full(problem, fitted):
     np.testing.assert_allclose(est.completed_, fitted.completed_, rtol=0, atol=1e-6)
 
 
+@pytest.mark.parametrize("ranks", [(4, 6), (0, 3), (3, 0), (12, 12)])
+def test_factored_diff_norm_is_the_dense_norm(ranks):
+    # The solver's dual residual comes from the SVT factors of consecutive
+    # iterates; it must equal the Frobenius norm of the dense difference,
+    # also when the two iterates share most of their subspaces (the case
+    # near convergence) and when one of them is zero.
+    from skalgos.completion._kernels import factored_diff_norm
+
+    rng = np.random.default_rng(3)
+    m, n = 30, 20
+    U = np.linalg.qr(rng.standard_normal((m, 12)))[0]
+    V = np.linalg.qr(rng.standard_normal((n, 12)))[0]
+    r1, r0 = ranks
+    s1 = rng.random(r1) + 0.5
+    s0 = s1[:r0] * (1 + 1e-6) if r0 <= r1 else rng.random(r0) + 0.5
+    f1 = (U[:, :r1], s1, V[:, :r1].T)
+    f0 = (U[:, :r0] @ np.eye(r0), s0, (V[:, :r0] + 1e-7 * V[:, ::-1][:, :r0]).T)
+    f0 = tuple(np.linalg.svd((f0[0] * f0[1]) @ f0[2], full_matrices=False))
+    f0 = (f0[0][:, :r0], f0[1][:r0], f0[2][:r0])
+    dense = (f1[0] * f1[1]) @ f1[2] - (f0[0] * f0[1]) @ f0[2]
+    want = np.linalg.norm(dense)
+    got = factored_diff_norm(f1, f0, np)
+    assert abs(got - want) <= 1e-12 * max(1.0, np.linalg.norm(s1)) + 1e-9 * want
+
+
 def test_squared_loss_tends_to_the_exact_model(problem, fitted):
     M, mask, A, B, R = problem
     gaps = []
