@@ -86,20 +86,6 @@ def db_neighbor(db, v, j):
 
 
 @jit
-def db_random_neighbor(db, v, state):
-    """Database operation 2: a uniform random (closed) neighbour of ``v``."""
-    start, cap, length, pool, ops, closed = db
-    ops[OP_NEIGHBOR] += 1
-    d = length[v] + closed[0]
-    if d == 0:
-        return -1
-    j = rng_int(state, d)
-    if j == length[v]:
-        return v
-    return pool[start[v] + j]
-
-
-@jit
 def _search(pool, lo, hi, x):
     while lo < hi:
         mid = (lo + hi) >> 1
@@ -125,20 +111,6 @@ def db_adjacent(db, u, v):
         return closed[0] == 1
     if length[u] > length[v]:
         u, v = v, u
-    return _search(pool, start[u], start[u] + length[u], v)
-
-
-@jit
-def db_adjacent_from(db, u, v):
-    """Operation 3 (counted), always searching ``u``'s list.
-
-    The same answer and charge as :func:`db_adjacent`; a caller that asks
-    many questions about one ``u`` in a row keeps that list in cache.
-    """
-    start, cap, length, pool, ops, closed = db
-    ops[OP_ADJACENCY] += 1
-    if u == v:
-        return closed[0] == 1
     return _search(pool, start[u], start[u] + length[u], v)
 
 
@@ -371,8 +343,16 @@ def _break_cluster(db, sp, prm, state, v):
     fbuf = sp[11]
     L, k, eps, frac, mode, log_n = prm
     b = _gather(sp, v, buf)
+    # _mark, rng_int and the adjacency test (operation 3, searched in x's
+    # list) are written out in the loops below: as calls they cost atomic
+    # reference-count updates of their array arguments per iteration.
+    mark, dlog, dcount = sp[15], sp[17], sp[18]
     for i in range(b):
-        _mark(sp, buf[i])
+        x = buf[i]
+        if mark[x] == 0:
+            mark[x] = 1
+            dlog[dcount[0]] = x
+            dcount[0] += 1
     last_break[v] = b
     in_c[v] = True
     if mode == 2:
@@ -382,13 +362,40 @@ def _break_cluster(db, sp, prm, state, v):
     if mode == 0:
         # The experiments' rule: keep x iff it is adjacent to at least a
         # fraction `frac` of k uniform samples of B_v.
+        start, length, pool, ops, closed = db[0], db[2], db[3], db[4], db[5]
+        self_adj = closed[0] == 1
         for i in range(1, b):
             x = buf[i]
+            sx = start[x]
+            ex = sx + length[x]
             hits = 0
             for _ in range(k):
-                y = buf[rng_int(state, b)]
-                if db_adjacent_from(db, x, y):
-                    hits += 1
+                state[0] += _GOLDEN
+                z = state[0]
+                z = (z ^ (z >> _S30)) * _MIX1
+                z = (z ^ (z >> _S27)) * _MIX2
+                z = z ^ (z >> _S31)
+                j = int((float(z >> _S11) + 0.5) * _INV53 * b)
+                if j >= b:
+                    j = b - 1
+                y = buf[j]
+                ops[OP_ADJACENCY] += 1
+                if y == x:
+                    if self_adj:
+                        hits += 1
+                    continue
+                lo = sx
+                hi = ex
+                while lo < hi:
+                    mid = (lo + hi) >> 1
+                    w = pool[mid]
+                    if w < y:
+                        lo = mid + 1
+                    elif w > y:
+                        hi = mid
+                    else:
+                        hits += 1
+                        break
             in_c[x] = hits >= frac * k
         return
     # Threshold search (Algorithms 4-7): C_t = {pivot} + {x in B_v: d(x) >= t}
@@ -452,40 +459,33 @@ def _break_cluster(db, sp, prm, state, v):
 
 
 @jit
-def _join(db, sp, prm, u, v):
-    """Put ``u`` in B_v; UPDATE-CLUSTER decides whether it is in C_v."""
-    in_c = sp[2]
-    thr = sp[8]
-    _b_add(sp, v, u)
-    if prm[4] == 1:
-        in_c[u] = db_degree(db, u) >= thr[v]
-    else:
-        in_c[u] = True
-
-
-@jit
-def _maybe_rebreak(db, sp, prm, state, v):
-    bsize = sp[6]
-    last = sp[7][v]
-    eps = prm[2]
-    b = bsize[v]
-    if b >= (1.0 + eps) * last or b * (1.0 + eps) <= last:
-        _break_cluster(db, sp, prm, state, v)
-
-
-@jit
 def _explore(db, sp, prm, state, rank, v):
-    """EXPLORE(v): pull into B_v the neighbours whose pivot ranks after v."""
-    p, is_pivot, in_c, bhead, bnext = sp[0], sp[1], sp[2], sp[3], sp[4]
-    tbuf = sp[12]
+    """EXPLORE(v): pull into B_v the neighbours whose pivot ranks after v.
+
+    The B-list moves (_b_add, _b_remove, _mark), JOIN, db_adjacent and the
+    re-break test are written out here: as calls, each one cost atomic
+    reference-count updates of the state arrays it takes (tens per call).
+    """
+    p, is_pivot, in_c, bhead, bnext, bprev, bsize = (
+        sp[0], sp[1], sp[2], sp[3], sp[4], sp[5], sp[6]
+    )  # fmt: skip
+    last_break, thr, tbuf = sp[7], sp[8], sp[12]
+    mark, dlog, dcount = sp[15], sp[17], sp[18]
+    start, length, pool, ops, closed = db[0], db[2], db[3], db[4], db[5]
+    eps = prm[2]
+    mode = prm[4]
     n_t = 0
-    d = db_degree(db, v) - db[5][0]
+    ops[OP_DEGREE] += 1
+    d = length[v]
+    sv = start[v]
+    rv = rank[v]
     for j in range(d):
-        w = db_neighbor(db, v, j)
+        ops[OP_NEIGHBOR] += 1
+        w = pool[sv + j]
         pw = p[w]
         if pw == v:
             continue
-        if not (pw < 0 or _less(rank, v, pw)):
+        if pw >= 0 and not (rv < rank[pw] or (rv == rank[pw] and v < pw)):
             continue
         if is_pivot[w]:
             # w stops being a pivot: each member moves to v if adjacent to v,
@@ -495,22 +495,104 @@ def _explore(db, sp, prm, state, rank, v):
             while z >= 0:
                 nz = bnext[z]
                 if z != w:
-                    _b_remove(sp, w, z)
-                    if db_adjacent(db, z, v):
-                        _join(db, sp, prm, z, v)
+                    # _b_remove(w, z)
+                    if mark[z] == 0:
+                        mark[z] = 1
+                        dlog[dcount[0]] = z
+                        dcount[0] += 1
+                    za = bprev[z]
+                    zb = bnext[z]
+                    if za >= 0:
+                        bnext[za] = zb
                     else:
-                        in_c[z] = False  # marked by _b_remove
+                        bhead[w] = zb
+                    if zb >= 0:
+                        bprev[zb] = za
+                    bnext[z] = -1
+                    bprev[z] = -1
+                    bsize[w] -= 1
+                    # db_adjacent(z, v)
+                    ops[OP_ADJACENCY] += 1
+                    if z == v:
+                        adj = closed[0] == 1
+                    else:
+                        x, y = z, v
+                        if length[x] > length[y]:
+                            x, y = y, x
+                        adj = False
+                        lo = start[x]
+                        hi = lo + length[x]
+                        while lo < hi:
+                            mid = (lo + hi) >> 1
+                            q = pool[mid]
+                            if q < y:
+                                lo = mid + 1
+                            elif q > y:
+                                hi = mid
+                            else:
+                                adj = True
+                                break
+                    if adj:
+                        # JOIN(z, v): z into B_v (already marked); UPDATE-CLUSTER
+                        h = bhead[v]
+                        bnext[z] = h
+                        bprev[z] = -1
+                        if h >= 0:
+                            bprev[h] = z
+                        bhead[v] = z
+                        bsize[v] += 1
+                        p[z] = v
+                        if mode == 1:
+                            ops[OP_DEGREE] += 1
+                            in_c[z] = length[z] + closed[0] >= thr[v]
+                        else:
+                            in_c[z] = True
+                    else:
+                        in_c[z] = False
                 z = nz
-            _b_remove(sp, w, w)
+            # _b_remove(w, w)
+            pw = w
         elif pw >= 0 and is_pivot[pw]:
-            _b_remove(sp, pw, w)
             tbuf[n_t] = pw
             n_t += 1
-        _join(db, sp, prm, w, v)
+        else:
+            pw = -1
+        if mark[w] == 0:
+            mark[w] = 1
+            dlog[dcount[0]] = w
+            dcount[0] += 1
+        if pw >= 0:
+            # _b_remove(pw, w)
+            za = bprev[w]
+            zb = bnext[w]
+            if za >= 0:
+                bnext[za] = zb
+            else:
+                bhead[pw] = zb
+            if zb >= 0:
+                bprev[zb] = za
+            bsize[pw] -= 1
+        # JOIN(w, v)
+        h = bhead[v]
+        bnext[w] = h
+        bprev[w] = -1
+        if h >= 0:
+            bprev[h] = w
+        bhead[v] = w
+        bsize[v] += 1
+        p[w] = v
+        if mode == 1:
+            ops[OP_DEGREE] += 1
+            in_c[w] = length[w] + closed[0] >= thr[v]
+        else:
+            in_c[w] = True
     for i in range(n_t):
         t = tbuf[i]
         if is_pivot[t]:
-            _maybe_rebreak(db, sp, prm, state, t)
+            b = bsize[t]
+            last = last_break[t]
+            if b >= (1.0 + eps) * last or b * (1.0 + eps) <= last:
+                _break_cluster(db, sp, prm, state, t)
 
 
 @jit
@@ -520,9 +602,25 @@ def sparse_pivot_block(first, indptr, indices, db, rank, sp, prm, state, hist, n
     ``n_db`` is the database size before the block; the pivot threshold
     ``L`` and the sample size ``k`` follow ``ln`` of the current size when
     ``prm`` carries ``L <= 0`` / ``k <= 0``.
+
+    The per-insertion work (_init_node, JOIN, the re-break test, the
+    database operations) is written out in the loop: as helper calls it cost
+    atomic reference-count updates of every array taken (tens per call).
     """
-    p, is_pivot, in_c = sp[0], sp[1], sp[2]
-    ops = db[4]
+    p, is_pivot, in_c, bhead, bnext, bprev, bsize = (
+        sp[0], sp[1], sp[2], sp[3], sp[4], sp[5], sp[6]
+    )  # fmt: skip
+    last_break, thr = sp[7], sp[8]
+    name, named, mark, lab, dlog, dcount = (
+        sp[13],
+        sp[14],
+        sp[15],
+        sp[16],
+        sp[17],
+        sp[18],
+    )
+    start, length, pool, ops, closed = db[0], db[2], db[3], db[4], db[5]
+    cl = closed[0]
     L0, k0, eps, frac, mode, _ = prm
     for r in range(indptr.shape[0] - 1):
         u = first + r
@@ -535,46 +633,130 @@ def sparse_pivot_block(first, indptr, indices, db, rank, sp, prm, state, hist, n
         o0 = ops[0]
         o1 = ops[1]
         o2 = ops[2]
-        rank[u] = rng_unit(state)
-        _init_node(sp, u)
-        du = db_degree(db, u)
-        if rank[u] * du <= L:
+        ru = rng_unit(state)
+        rank[u] = ru
+        # _init_node(u)
+        p[u] = -1
+        is_pivot[u] = False
+        in_c[u] = False
+        bhead[u] = -1
+        bnext[u] = -1
+        bprev[u] = -1
+        bsize[u] = 0
+        last_break[u] = 0
+        thr[u] = 0.0
+        name[u] = -1
+        named[u] = -1
+        lab[u] = -1
+        if mark[u] == 0:
+            mark[u] = 1
+            dlog[dcount[0]] = u
+            dcount[0] += 1
+        ops[OP_DEGREE] += 1
+        lu = length[u]
+        su = start[u]
+        du = lu + cl
+        best = -1
+        if ru * du <= L:
             # Case 1: scan N[u].
             best = u
-            for j in range(du - db[5][0]):
-                w = db_neighbor(db, u, j)
-                if _less(rank, w, best):
+            rb = ru
+            for j in range(lu):
+                ops[OP_NEIGHBOR] += 1
+                w = pool[su + j]
+                rw = rank[w]
+                if rw < rb or (rw == rb and w < best):
                     best = w
+                    rb = rw
             if best == u:
                 is_pivot[u] = True
                 _b_add(sp, u, u)
                 in_c[u] = True
                 _explore(db, sp, cur, state, rank, u)
                 _break_cluster(db, sp, cur, state, u)
+                best = -1
             elif is_pivot[best]:
-                _join(db, sp, cur, u, best)
-                if db_degree(db, best) * rank[u] <= L:
-                    _explore(db, sp, cur, state, rank, best)
-                _maybe_rebreak(db, sp, cur, state, best)
+                pass  # joined below
             else:
                 p[u] = best  # a singleton that knows its lowest neighbour
+                best = -1
         else:
             # Case 2: sample k neighbours; candidate pivots are the sampled
             # pivots and the sampled nodes' pivots adjacent to u.
-            best = -1
+            rb = np.inf
             for _ in range(k):
-                s = db_random_neighbor(db, u, state)
-                if s < 0 or s == u:
+                ops[OP_NEIGHBOR] += 1
+                if du == 0:
                     continue
-                if is_pivot[s] and _less(rank, s, best):
+                j = rng_int(state, du)
+                if j == lu:
+                    continue  # u itself (closed neighbourhoods)
+                s = pool[su + j]
+                if is_pivot[s] and (
+                    best < 0 or rank[s] < rb or (rank[s] == rb and s < best)
+                ):
                     best = s
+                    rb = rank[s]
                 ps = p[s]
-                if ps >= 0 and ps != s and is_pivot[ps] and _less(rank, ps, best):
-                    if db_adjacent(db, u, ps):
+                if (
+                    ps >= 0
+                    and ps != s
+                    and is_pivot[ps]
+                    and (best < 0 or rank[ps] < rb or (rank[ps] == rb and ps < best))
+                ):
+                    ops[OP_ADJACENCY] += 1
+                    if ps == u:
+                        hit = cl == 1
+                    else:
+                        x, y = u, ps
+                        if length[x] > length[y]:
+                            x, y = y, x
+                        hit = False
+                        lo = start[x]
+                        hi = lo + length[x]
+                        while lo < hi:
+                            mid = (lo + hi) >> 1
+                            q = pool[mid]
+                            if q < y:
+                                lo = mid + 1
+                            elif q > y:
+                                hi = mid
+                            else:
+                                hit = True
+                                break
+                    if hit:
                         best = ps
-            if best >= 0 and _less(rank, best, u):
-                _join(db, sp, cur, u, best)
-                _maybe_rebreak(db, sp, cur, state, best)
+                        rb = rank[ps]
+            if best >= 0 and not (rb < ru or (rb == ru and best < u)):
+                best = -1
+        if best >= 0:
+            # JOIN(u, best), EXPLORE(best) in case 1, then BREAK-CLUSTER(best)
+            # if |B_best| left [last / (1 + eps), last * (1 + eps)]
+            if mark[u] == 0:
+                mark[u] = 1
+                dlog[dcount[0]] = u
+                dcount[0] += 1
+            h = bhead[best]
+            bnext[u] = h
+            bprev[u] = -1
+            if h >= 0:
+                bprev[h] = u
+            bhead[best] = u
+            bsize[best] += 1
+            p[u] = best
+            if mode == 1:
+                ops[OP_DEGREE] += 1
+                in_c[u] = du >= thr[best]
+            else:
+                in_c[u] = True
+            if ru * du <= L:
+                ops[OP_DEGREE] += 1
+                if (length[best] + cl) * ru <= L:
+                    _explore(db, sp, cur, state, rank, best)
+            b = bsize[best]
+            last = last_break[best]
+            if b >= (1.0 + eps) * last or b * (1.0 + eps) <= last:
+                _break_cluster(db, sp, cur, state, best)
         if hist.shape[0] > 0:
             hist[r, 0] = ops[0] - o0
             hist[r, 1] = ops[1] - o1
