@@ -195,18 +195,18 @@ def _solve(
     X = xp.zeros(shape_var, dtype=dtype, device=dev)
     Xf = xp.zeros((m, n), dtype=dtype, device=dev)
     Y = xp.zeros((m, n), dtype=dtype, device=dev) if use_y else None
+
     # Rank-0 SVT factors of the zero start (X and Y): the dual residual is
     # computed from the factors of consecutive iterates.
-    fac = (
-        xp.zeros((shape_var[0], 0), dtype=dtype, device=dev),
-        xp.zeros((0,), dtype=dtype, device=dev),
-        xp.zeros((0, shape_var[1]), dtype=dtype, device=dev),
-    )
-    fac_y_old = (
-        xp.zeros((m, 0), dtype=dtype, device=dev),
-        xp.zeros((0,), dtype=dtype, device=dev),
-        xp.zeros((0, n), dtype=dtype, device=dev),
-    )
+    def zero_factors(rows, cols):
+        return (
+            xp.zeros((rows, 0), dtype=dtype, device=dev),
+            xp.zeros((0,), dtype=dtype, device=dev),
+            xp.zeros((0, cols), dtype=dtype, device=dev),
+        )
+
+    fac = zero_factors(*shape_var)
+    fac_y_old = zero_factors(m, n)
     M1 = xp.zeros((m, n), dtype=dtype, device=dev) if exact else None
     M2 = xp.zeros((m, n), dtype=dtype, device=dev) if use_y else None
     norm_obs = max(frobenius(obs, xp), np.finfo(np.float64).tiny)
