@@ -95,7 +95,7 @@ def test_witness_matches_brute_force_on_3cube(bdd_sizes_3cube):
     masks = rng.choice(256, size=30, replace=False)
     for mask in masks:
         y = truth_table_labels(int(mask), 3)
-        bdd = BDDClassifier().fit(X, y)
+        bdd = BDDClassifier(solver="witness").fit(X, y)
         assert bdd.n_inner_nodes_ == bdd_sizes_3cube[int(mask)], mask
         assert bdd.is_optimal_
         np.testing.assert_array_equal(bdd.predict(X), y)
@@ -211,7 +211,7 @@ def test_sat_agrees_with_witness_with_errors(small_data):
     pytest.importorskip("pysat")
     X, y = small_data
     for t in (0, 2):
-        w = BDDClassifier(max_errors=t).fit(X, y)
+        w = BDDClassifier(max_errors=t, solver="witness").fit(X, y)
         s = BDDClassifier(max_errors=t, solver="sat").fit(X, y)
         assert w.n_inner_nodes_ == s.n_inner_nodes_
         assert s.training_errors_ <= t
@@ -465,7 +465,8 @@ def test_witness_equals_sat_on_random_small_data():
         assert w.training_errors_ <= t and s.training_errors_ <= t
         tree = min_decision_tree(X, y, max_errors=t)
         assert w.n_inner_nodes_ <= tree.n_inner_nodes_
-        m = BDDClassifier(objective="min_errors", max_size=2).fit(X, y)
+        m = BDDClassifier(objective="min_errors", max_size=2, solver="witness")
+        m.fit(X, y)
         ms = BDDClassifier(objective="min_errors", max_size=2, solver="sat").fit(X, y)
         assert m.training_errors_ == ms.training_errors_
 
@@ -502,7 +503,8 @@ def test_binned_breast_cancer_returns_within_the_time_limit():
     start = time.perf_counter()
     with pytest.warns(ConvergenceWarning, match="not proven optimal"):
         bdd = BDDClassifier(max_domain=3, time_limit=limit).fit(X, y)
-    assert time.perf_counter() - start <= limit
+    el = time.perf_counter() - start
+    assert el <= limit, (el, bdd.fit_time_)
     assert bdd.fit_time_ <= limit
     assert not bdd.is_optimal_
     assert 1 < bdd.lower_bound_ <= bdd.n_inner_nodes_
@@ -631,3 +633,98 @@ def test_export_graphviz_escapes_quotes_and_backslashes():
     assert any(lab.startswith('a"x <= ') for lab in labels)
     assert any(lab.startswith("b\\y <= ") for lab in labels)
     assert 'class = c"0' in labels and "class = c\\1" in labels
+
+
+# --- solver="auto": the witness search, then the SAT encoding ---------------
+
+
+class _StubOracle:
+    def __init__(self, answer):
+        self.answer, self.calls, self.deadlines = answer, [], []
+        self.search_nodes = 0
+
+    def __call__(self, s, t, deadline):
+        self.calls.append(s)
+        self.deadlines.append(deadline)
+        self.search_nodes += 1
+        return self.answer(s)
+
+
+def test_portfolio_hands_the_first_slow_size_to_sat():
+    from skalgos.tree._bdd import _PortfolioOracle
+
+    # the witness refutes sizes 1 and 2 and runs out of its share on 3
+    witness = _StubOracle(lambda s: (False, None) if s < 3 else (None, None))
+    sat = _StubOracle(lambda s: (s >= 5, "arrays" if s >= 5 else None))
+    made = []
+    oracle = _PortfolioOracle(witness, lambda: made.append(1) or sat, share=0.1)
+    start = time.perf_counter()
+    deadline = start + 100.0
+    answers = [oracle(s, 0, deadline) for s in range(1, 6)]
+    # size 3 is answered by the SAT encoding in the same call
+    assert [a[0] for a in answers] == [False, False, False, False, True]
+    assert answers[-1][1] == "arrays"
+    assert witness.calls == [1, 2, 3] and sat.calls == [3, 4, 5]
+    assert len(made) == 1 and oracle.switched_at == 3
+    assert oracle.search_nodes == 6
+    # the witness gets a tenth of the time left, the SAT encoding all of it
+    assert all(d <= start + 10.0 + 1.0 for d in witness.deadlines)
+    assert sat.deadlines == [deadline] * 3
+
+
+def test_portfolio_does_not_switch_when_the_limit_is_reached():
+    from skalgos.tree._bdd import _PortfolioOracle
+
+    witness = _StubOracle(lambda s: (None, None))
+    made = []
+    oracle = _PortfolioOracle(witness, lambda: made.append(1), share=1.0)
+    assert oracle(1, 0, time.perf_counter() - 1.0) == (None, None)
+    assert made == [] and oracle.sat is None
+
+
+def test_auto_with_sat_from_the_start_matches_brute_force(bdd_sizes_3cube, monkeypatch):
+    # a zero share hands every size to the SAT encoding at once: the sizes
+    # and the optimality proofs must still be those of brute force
+    pytest.importorskip("pysat")
+    import skalgos.tree._bdd as bdd_module
+
+    monkeypatch.setattr(bdd_module, "_WITNESS_SHARE", 0.0)
+    rng = np.random.default_rng(5)
+    X = cube(3)
+    for mask in rng.choice(256, size=10, replace=False):
+        y = truth_table_labels(int(mask), 3)
+        bdd = BDDClassifier(solver="auto").fit(X, y)
+        assert bdd.n_inner_nodes_ == bdd_sizes_3cube[int(mask)], mask
+        assert bdd.is_optimal_ and bdd.lower_bound_ == bdd.n_inner_nodes_
+        np.testing.assert_array_equal(bdd.predict(X), y)
+
+
+def test_auto_proves_parity6_through_the_sat_encoding(monkeypatch, capsys):
+    # issue 26: the witness search alone does not refute sizes 9 and 10 of
+    # parity-6 in minutes; "auto" hands them to the SAT encoding and proves
+    # 11 (no time limit, so the outcome does not depend on the machine)
+    pytest.importorskip("pysat")
+    import skalgos.tree._bdd as bdd_module
+
+    monkeypatch.setattr(bdd_module, "_WITNESS_NO_LIMIT_BUDGET", 1.0)
+    X, y = _parity(6)
+    bdd = BDDClassifier(time_limit=None, verbose=1).fit(X, y)
+    assert bdd.n_inner_nodes_ == 11 and bdd.is_optimal_ and bdd.lower_bound_ == 11
+    assert "the SAT encoding takes over" in capsys.readouterr().out
+    np.testing.assert_array_equal(bdd.predict(X), y)
+
+
+def test_auto_without_python_sat_is_the_witness_search_and_says_so(monkeypatch):
+    import skalgos.tree._bdd as bdd_module
+
+    monkeypatch.setattr(bdd_module, "_sat_available", lambda: False)
+    X, y = _parity(6)
+    with pytest.warns(ConvergenceWarning, match="pip install python-sat"):
+        bdd = BDDClassifier(time_limit=0.5).fit(X, y)
+    assert bdd.n_inner_nodes_ == 11 and not bdd.is_optimal_
+    # the explicit witness solver does not point at python-sat
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        BDDClassifier(solver="witness", time_limit=0.5).fit(X, y)
+    messages = [str(w.message) for w in caught]
+    assert messages and not any("python-sat" in m for m in messages)
