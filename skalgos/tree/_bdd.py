@@ -336,11 +336,8 @@ class _SatOracle:
 
     def _needed_features(self, t):
         """Features whose removal forces more than ``t`` errors (cached per t)."""
-        if t not in self._needed:
-            self._needed[t] = self._compute_needed_features(t)
-        return self._needed[t]
-
-    def _compute_needed_features(self, t):
+        if t in self._needed:
+            return self._needed[t]
         rows, W = self.rows, self.W
         needed = []
         for f in range(rows.shape[1]):
@@ -351,6 +348,7 @@ class _SatOracle:
             np.add.at(merged, group, W)
             if int((merged.sum(axis=1) - merged.max(axis=1)).sum()) > t:
                 needed.append(f)
+        self._needed[t] = needed
         return needed
 
     def __call__(self, s, t, deadline):
@@ -491,13 +489,10 @@ class _PortfolioOracle:
     Both answer the same question ("a diagram with at most ``s`` inner nodes
     and at most ``t`` errors?") on the same model, so they can take turns in
     one size search. Each size goes to the witness search first, with
-    ``share`` of the time left (``no_limit_budget`` seconds when there is no
-    limit); the first size that outlasts it is handed to the SAT encoding,
-    which answers every later call. The witness search is the faster of the
-    two on small diagrams and easy data (4 x 4 noisy data: 0.29 s against
-    1.03 s); the SAT encoding refutes the large sizes of structured functions
-    much sooner (parity-6, size 8: 19 s against 0.5 s; size 10 in 13 s where
-    the witness search does not finish in minutes).
+    ``share`` of the time left (``_WITNESS_NO_LIMIT_BUDGET`` seconds when
+    there is no limit); the first size that outlasts it is handed to the SAT
+    encoding, which answers every later call. Why and what it measures:
+    ``BDDClassifier``'s Notes.
     """
 
     def __init__(self, witness, make_sat, share=None, log=None):
