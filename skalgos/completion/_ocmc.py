@@ -665,13 +665,27 @@ def _from_sparse(X, dtype):
             "the stored entries are the observed ones: do not store missing "
             "entries, and store an observed 0 as an explicit zero."
         )
-    m, n = C.shape
-    flat = C.row.astype(np.int64) * n + C.col
-    sums = np.bincount(flat, weights=C.data.astype(np.float64), minlength=m * n)
-    counts = np.bincount(flat, minlength=m * n)
-    mask = (counts > 0).reshape(m, n)
-    obs = np.where(counts > 0, sums / np.maximum(counts, 1), 0.0).reshape(m, n)
-    return obs.astype(dtype), mask
+    return _dense_from_entries(C.row, C.col, C.data, C.shape, dtype)
+
+
+def _dense_from_entries(rows, cols, values, shape, dtype):
+    """Dense observed values (``dtype``) and boolean mask of ``shape``.
+
+    Duplicated positions are averaged. The work and the temporaries are
+    O(number of entries); the only m x n arrays are the two returned.
+    """
+    m, n = shape
+    flat = np.asarray(rows, dtype=np.int64) * n + np.asarray(cols, dtype=np.int64)
+    pos, inverse = np.unique(flat, return_inverse=True)
+    sums = np.bincount(
+        inverse, weights=np.asarray(values, dtype=np.float64), minlength=pos.size
+    )
+    counts = np.bincount(inverse, minlength=pos.size)
+    obs = np.zeros(m * n, dtype=dtype)
+    obs[pos] = sums / counts
+    mask = np.zeros(m * n, dtype=bool)
+    mask[pos] = True
+    return obs.reshape(m, n), mask.reshape(m, n)
 
 
 def _nuclear(X, xp):
@@ -1472,15 +1486,16 @@ scale_, n_observed_ :
         shape = self._resolve_shape(pairs)
         pairs = _check_pairs(X, shape)
         yn = to_numpy(y).astype(np.float64).ravel()
-        m, n = shape
-        flat = pairs[:, 0] * n + pairs[:, 1]
-        sums = np.bincount(flat, weights=yn, minlength=m * n)
-        counts = np.bincount(flat, minlength=m * n)
-        mask_np = (counts > 0).reshape(m, n)
-        obs_np = np.where(counts > 0, sums / np.maximum(counts, 1), 0.0).reshape(m, n)
         dtype = _float_dtype(xp, y)
+        obs_np, mask_np = _dense_from_entries(
+            pairs[:, 0],
+            pairs[:, 1],
+            yn,
+            shape,
+            dtype if _is_numpy(xp) else np.float64,
+        )
         if _is_numpy(xp):
-            obs, mask = obs_np.astype(dtype), mask_np.astype(dtype)
+            obs, mask = obs_np, mask_np.astype(dtype)
         else:
             dev = device(X)
             obs = xp.astype(to_device(obs_np, dev, xp=xp), dtype)

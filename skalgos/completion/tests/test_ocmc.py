@@ -641,6 +641,35 @@ def test_sparse_explicit_zeros_are_observed():
     assert c.n_observed_ == S.nnz < obs.sum()
 
 
+def test_sparse_duplicates_averaged_with_no_dense_temporaries():
+    import tracemalloc
+
+    from skalgos.completion._ocmc import _dense_from_entries
+
+    rows = np.array([0, 2, 0, 1, 2])
+    cols = np.array([1, 0, 1, 2, 0])
+    vals = np.array([1.0, 4.0, 3.0, -1.0, 0.0])
+    obs, mask = _dense_from_entries(rows, cols, vals, (3, 4), np.float32)
+    assert obs.dtype == np.float32 and mask.dtype == bool
+    expected = np.zeros((3, 4))
+    expected[0, 1], expected[2, 0], expected[1, 2] = 2.0, 2.0, -1.0
+    np.testing.assert_array_equal(obs, expected)
+    np.testing.assert_array_equal(mask, expected != 0)
+    # The only m x n arrays are the two returned (8 + 1 bytes per cell):
+    # no m x n sums or counts built on the way.
+    m = n = 1500
+    rng = np.random.default_rng(0)
+    r, c = rng.integers(0, m, 5000), rng.integers(0, n, 5000)
+    v = rng.standard_normal(5000)
+    tracemalloc.start()
+    try:
+        _dense_from_entries(r, c, v, (m, n), np.float64)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 9 * m * n + 2_000_000
+
+
 def test_sparse_nonfinite_stored_value():
     sparse = pytest.importorskip("scipy.sparse")
     S = sparse.csr_matrix(np.array([[1.0, 0.0], [0.0, np.nan]]))
