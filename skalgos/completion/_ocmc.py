@@ -677,10 +677,9 @@ def _dense_from_entries(rows, cols, values, shape, dtype):
     m, n = shape
     flat = np.asarray(rows, dtype=np.int64) * n + np.asarray(cols, dtype=np.int64)
     pos, inverse = np.unique(flat, return_inverse=True)
-    sums = np.bincount(
-        inverse, weights=np.asarray(values, dtype=np.float64), minlength=pos.size
-    )
-    counts = np.bincount(inverse, minlength=pos.size)
+    # inverse takes every value in 0 .. pos.size - 1: no minlength needed.
+    sums = np.bincount(inverse, weights=np.asarray(values, dtype=np.float64))
+    counts = np.bincount(inverse)
     obs = np.zeros(m * n, dtype=dtype)
     obs[pos] = sums / counts
     mask = np.zeros(m * n, dtype=bool)
