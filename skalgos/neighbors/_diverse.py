@@ -357,7 +357,7 @@ class DiverseNearestNeighbors(BaseEstimator):
         Number of neighbours ``k`` returned by :meth:`kneighbors`.
     max_per_group : int or None, default=1
         At most this many neighbours of one group (``k'``). ``None`` puts no
-        cap (plain k-NN).
+        cap (plain k-NN); then ``fit(X)`` needs no groups.
     method : {"graph", "two_stage", "brute"}, default="graph"
         ``"graph"``: DiverseSearch on the graph index. ``"two_stage"``: plain
         graph search for ``search_list_size`` candidates, then the greedy
@@ -481,7 +481,9 @@ class DiverseNearestNeighbors(BaseEstimator):
       close in memory; results are mapped back to the original indices.
     * ``y`` is used as the groups when ``groups`` is not given, so that
       ``fit(X, groups)`` works positionally and the estimator fits in a
-      ``Pipeline`` or ``GridSearchCV``; one of the two is required.
+      ``Pipeline`` or ``GridSearchCV``; one of the two is required, except
+      with ``max_per_group=None``, where ``fit(X)`` without groups indexes
+      each sample as its own group, so every query is plain k-NN.
     * Rows are padded with index ``-1`` and distance ``inf`` when fewer than
       ``k`` points satisfy the cap (too few groups), or when a graph search
       finds too few.
@@ -589,8 +591,9 @@ class DiverseNearestNeighbors(BaseEstimator):
             The groups, when ``groups`` is not given (so ``fit(X, groups)``
             works positionally).
         groups : array-like of shape (n_samples,), default=None
-            The group (color) of each sample: any hashable labels. Pass
-            ``np.arange(n_samples)`` for one group per sample (plain k-NN).
+            The group (color) of each sample: any hashable labels. Required
+            unless ``max_per_group=None``, where ``None`` means one group per
+            sample (plain k-NN).
 
         Returns
         -------
@@ -603,15 +606,18 @@ class DiverseNearestNeighbors(BaseEstimator):
             raise ValueError(
                 "Pass the groups either as y or as groups=, not two different arrays."
             )
-        if groups is None:
+        if groups is None and self.max_per_group is not None:
             raise ValueError(
                 "DiverseNearestNeighbors requires y to be passed, but the target y "
                 "is None: give the group of each sample as groups= (or as y), for "
-                "example fit(X, groups=labels)."
+                "example fit(X, groups=labels), or set max_per_group=None for "
+                "plain k-NN without groups."
             )
         xp = get_namespace(X)
         X = validate_data(self, X, dtype=[xp.float64, xp.float32])
         n = X.shape[0]
+        if groups is None:  # max_per_group=None: plain k-NN, one group per sample
+            groups = np.arange(n)
         codes, labels = _check_group_labels(to_numpy(groups), n)
         self._fit_X = X
         self.n_samples_fit_ = n

@@ -457,6 +457,30 @@ def test_search_kernel_matches_python_algorithms_6_and_7(seed):
             assert got == ids, (L, cap, qi)
 
 
+def test_max_per_group_none_without_groups_is_plain_knn():
+    """``max_per_group=None`` and no groups: plain k-NN, as the docstring says."""
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(300, 5))
+    Q = rng.normal(size=(25, 5))
+    # brute-force k-NN written out: sort squared distances, ties by index
+    d2 = ((Q[:, None, :] - X[None, :, :]) ** 2).sum(-1)
+    ref_i = np.lexsort((np.broadcast_to(np.arange(300), d2.shape), d2))[:, :6]
+    ref_d = np.sqrt(np.take_along_axis(d2, ref_i, axis=1))
+    brute = DiverseNearestNeighbors(n_neighbors=6, max_per_group=None, method="brute")
+    d, i = brute.fit(X).kneighbors(Q)
+    np.testing.assert_array_equal(i, ref_i)
+    np.testing.assert_allclose(d, ref_d, rtol=1e-10)
+    # self-queries leave the point itself out
+    i_self = brute.kneighbors(return_distance=False)
+    d2x = ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1)
+    np.fill_diagonal(d2x, np.inf)
+    np.testing.assert_array_equal(i_self, np.argsort(d2x, axis=1, kind="stable")[:, :6])
+    graph = DiverseNearestNeighbors(n_neighbors=6, max_per_group=None, **SMALL)
+    gi = graph.fit(X).kneighbors(Q, return_distance=False)
+    assert graph.group_labels_.size == 300
+    assert diverse_recall(gi, ref_i) >= 0.95
+
+
 # --------------------------------------------------------------------------- errors
 
 
