@@ -446,6 +446,236 @@ def _prequential(
     return result, Zt, discrete, classes, W[train_idx]
 
 
+# -- the default K(Z | W) of a continuous Z: Bayesian linear-Gaussian codes --
+# Hyperparameter grids (fixed, so naming a point costs ln(grid size)): noise
+# scale sigma = (precision / 2) 2^(j/4) and ratio rho = sigma^2 / tau^2 of the
+# noise to the prior variance of the weights, rho = 2^(k/2).
+_SIGMA_STEPS = np.arange(160) / 4.0
+_LOG2_RHO = np.arange(-80, 41) / 2.0
+_GRID_NATS = float(np.log(_SIGMA_STEPS.size * _LOG2_RHO.size))
+# a block code whose selected Gram matrix would be larger is not tried
+_MAX_FEATURES = 512
+
+
+def _universal_int_nats(k):
+    """Elias-gamma length of ``|k| + 1`` plus a sign bit for ``k != 0``, in nats."""
+    k = np.abs(np.asarray(k, dtype=float))
+    bits = 2.0 * np.floor(np.log2(k + 1.0)) + 1.0 + (k > 0)
+    return bits * np.log(2.0)
+
+
+def _block_one_hot(W, q):
+    """Sparse one-hot of the ``M / q`` contiguous blocks of ``q`` tokens."""
+    n, m = W.shape
+    groups, cols, offset = [], np.empty((n, m // q), dtype=np.int64), 0
+    for g in range(m // q):
+        _, inv = np.unique(W[:, g * q : (g + 1) * q], axis=0, return_inverse=True)
+        inv = inv.reshape(-1)
+        size = int(inv.max()) + 1
+        cols[:, g] = inv + offset
+        groups.append(np.arange(offset, offset + size))
+        offset += size
+    X = sparse.csr_matrix(
+        (np.ones(cols.size), cols.ravel(), np.arange(0, cols.size + 1, m // q)),
+        shape=(n, offset),
+    )
+    return X.tocsc(), groups
+
+
+class _BlockCode:
+    """Negative log marginal likelihood of each column of Z (continuous density).
+
+    ``z_d = X_S w + e`` with ``w ~ N(0, tau^2)`` and ``e ~ N(0, sigma^2)``,
+    ``X_S`` the one-hot columns of the blocks in ``S``. With ``G = X_S^T X_S
+    = V diag(lam) V^T`` and ``b = V^T X_S^T z``, the marginal is
+    ``0.5 [n ln(2 pi sigma^2) + sum ln(1 + lam / rho) +
+    (|z|^2 - sum b^2 / (rho + lam)) / sigma^2]``, minimised over the grids.
+    """
+
+    def __init__(self, X, groups, Zc, precision):
+        self.X, self.groups, self.Zc = X, groups, Zc
+        self.n = Zc.shape[0]
+        self.XtZ = np.asarray(X.T @ Zc)
+        self.zz = np.einsum("ij,ij->j", Zc, Zc)
+        self.sigma2 = ((precision / 2.0) * 2.0**_SIGMA_STEPS) ** 2
+        self.rho = 2.0**_LOG2_RHO
+        self._eig = {}
+
+    def eig(self, S):
+        if S not in self._eig:
+            cols = np.concatenate([self.groups[g] for g in S])
+            if len(S) == 1:  # one block: its Gram matrix is diagonal (counts)
+                lam = np.asarray(self.X[:, cols].sum(axis=0)).ravel()
+                self._eig[S] = (cols, lam, None)
+            else:
+                Xs = self.X[:, cols]
+                lam, V = np.linalg.eigh((Xs.T @ Xs).toarray())
+                self._eig[S] = (cols, np.maximum(lam, 0.0), V)
+        return self._eig[S]
+
+    def nll(self, S, dims, detail=False):
+        """Best grid NLL (nats, density) of the columns ``dims`` under ``S``."""
+        n, zz = self.n, self.zz[dims]
+        if S:
+            cols, lam, V = self.eig(S)
+            b = self.XtZ[np.ix_(cols, dims)]
+            if V is not None:
+                b = V.T @ b
+            inv = 1.0 / (self.rho[:, None] + lam[None, :])  # (R, p)
+            quad = zz[None, :] - inv @ (b**2)  # (R, d)
+            logdet = np.log1p(lam[None, :] / self.rho[:, None]).sum(axis=1)
+        else:
+            quad, logdet = zz[None, :], np.zeros(1)
+        quad = np.maximum(quad, 0.0)
+        # (R, d, J): sigma grid last
+        tot = 0.5 * (
+            n * np.log(2 * np.pi * self.sigma2)[None, None, :]
+            + logdet[:, None, None]
+            + quad[:, :, None] / self.sigma2[None, None, :]
+        )
+        best = tot.min(axis=(0, 2))
+        if not detail:
+            return best
+        r, j = np.unravel_index(
+            tot.transpose(1, 0, 2).reshape(len(dims), -1).argmin(axis=1),
+            (tot.shape[0], tot.shape[2]),
+        )
+        return best, r, j
+
+
+def _fit_block_size(W, Zc, q, precision):
+    """Per-dimension forward selection of the blocks each dimension reads."""
+    X, groups = _block_one_hot(W, q)
+    code = _BlockCode(X, groups, Zc, precision)
+    D, G = Zc.shape[1], len(groups)
+    sizes = np.array([g.size for g in groups])
+
+    def subset_nats(s):
+        # the number of blocks read, then which ones
+        return np.log(G + 1.0) + gammaln(G + 1) - gammaln(s + 1) - gammaln(G - s + 1)
+
+    chosen = [() for _ in range(D)]
+    best = code.nll((), np.arange(D)) + subset_nats(0)
+    active = np.arange(D)
+    while active.size:
+        by_set = {}
+        for d in active:
+            by_set.setdefault(chosen[d], []).append(d)
+        improved = []
+        for S, dims in by_set.items():
+            dims = np.array(dims)
+            cand_best = np.full(dims.size, np.inf)
+            cand_S = [None] * dims.size
+            for g in range(G):
+                too_big = S and sizes[list(S)].sum() + sizes[g] > _MAX_FEATURES
+                if g in S or too_big:
+                    continue
+                S2 = tuple(sorted(S + (g,)))
+                val = code.nll(S2, dims) + subset_nats(len(S2))
+                better = val < cand_best
+                cand_best[better] = val[better]
+                for i in np.flatnonzero(better):
+                    cand_S[i] = S2
+            for i, d in enumerate(dims):
+                if cand_best[i] < best[d] - 1e-9:
+                    best[d], chosen[d] = cand_best[i], cand_S[i]
+                    improved.append(d)
+        active = np.array(sorted(improved), dtype=int)
+    return best, chosen, code
+
+
+def _bayes_code(W, Z, precision, block_sizes="auto"):
+    """K(Z | W) of a continuous Z under the best Bayesian block code (nats).
+
+    Returns ``(code_length, final_nll, info)``.
+    """
+    n, m = W.shape
+    D = Z.shape[1]
+    # the mean of each dimension, on the grid, with a universal integer code
+    k_mean = np.round(Z.mean(axis=0) / precision)
+    mean_nats = _universal_int_nats(k_mean)
+    Zc = Z - k_mean * precision
+    if block_sizes == "auto":
+        qs = [q for q in range(1, m + 1) if m % q == 0]
+    else:
+        qs = list(block_sizes)
+    grid_cost = np.log(len(qs)) + D * _GRID_NATS + mean_nats.sum()
+    disc = n * D * np.log(precision)
+    results = []
+    for q in qs:
+        best, chosen, code = _fit_block_size(W, Zc, q, precision)
+        total = float(best.sum() - disc + grid_cost)
+        results.append((total, q, best, chosen, code))
+    total, q, best, chosen, code = min(results, key=lambda r: r[0])
+    # K(Z | W, f): the NLL at the posterior mean weights, same density code
+    final = 0.0
+    for S in set(chosen):
+        dims = np.array([d for d in range(D) if chosen[d] == S])
+        _, r, j = code.nll(S, dims, detail=True)
+        sig2 = code.sigma2[j]
+        if S:
+            cols, lam, V = code.eig(S)
+            b = code.XtZ[np.ix_(cols, dims)]
+            if V is not None:
+                b = V.T @ b
+            rho = code.rho[r]
+            den = rho[None, :] + lam[:, None]
+            fit = (b**2 * (2.0 / den - lam[:, None] / den**2)).sum(axis=0)
+            rss = np.maximum(code.zz[dims] - fit, 0.0)
+        else:
+            rss = code.zz[dims]
+        final += float(np.sum(0.5 * (n * np.log(2 * np.pi * sig2) + rss / sig2)))
+    final -= disc
+    info = dict(
+        block_size=q,
+        blocks=chosen,
+        code_lengths={r[1]: r[0] for r in results},
+    )
+    return total, final, info
+
+
+def _bayes_prequential(W, Z, *, discrete_z, precision):
+    """The Bayesian block code as a :class:`PrequentialResult` (one chunk).
+
+    Its length is the negative log marginal likelihood, which is the
+    prequential code length of the same model in any order of the data.
+    """
+    W = _check_tokens(W)
+    Z = np.asarray(Z)
+    if Z.ndim == 1:
+        Z = Z[:, None]
+    if Z.shape[0] != W.shape[0]:
+        raise ValueError(
+            f"W and Z must have the same number of samples; got {W.shape[0]} "
+            f"and {Z.shape[0]}."
+        )
+    if _is_discrete(Z, discrete_z):
+        raise ValueError(
+            "code='bayes' codes a continuous Z; Z is discrete (integer, boolean, "
+            "string or object values, or discrete_z=True). Use code='prequential' "
+            "or code='auto'."
+        )
+    Z = check_array(Z, dtype=np.float64, input_name="Z")
+    naive = float(_naive_nll(Z, False, None, precision).sum())
+    total, final, info = _bayes_code(W, Z, precision)
+    # the naive code is the fallback (one bit names which of the two is used)
+    length = min(total, naive) + np.log(2.0)
+    if total > naive:
+        final, info["block_size"] = naive, None
+    final = min(final, length)
+    result = PrequentialResult(
+        code_length=float(length),
+        final_nll=float(final),
+        model_complexity=float(length - final),
+        naive_length=naive,
+        chunk_ends=np.array([W.shape[0]]),
+        chunk_lengths=np.array([float(length)]),
+        chunk_naive_lengths=np.array([naive]),
+        n_train=int(W.shape[0]),
+    )
+    return result, Z, False, None, W, info
+
+
 _PREQ_PARAMS = {
     "estimator": [None, HasMethods(["fit", "predict"])],
     "discrete_z": [StrOptions({"auto"}), "boolean"],
@@ -870,12 +1100,14 @@ or callable, default="auto"
             Interval(Real, 0, None, closed="neither"),
             callable,
         ],
+        "code": [StrOptions({"auto", "bayes", "prequential"})],
     }
 
     def __init__(
         self,
         estimator=None,
         *,
+        code="auto",
         k_z="auto",
         n_repeats=1,
         discrete_z="auto",
@@ -893,6 +1125,7 @@ or callable, default="auto"
         verbose=0,
     ):
         self.estimator = estimator
+        self.code = code
         self.k_z = k_z
         self.n_repeats = n_repeats
         self.discrete_z = discrete_z
@@ -909,8 +1142,29 @@ or callable, default="auto"
         self.random_state = random_state
         self.verbose = verbose
 
+    def _use_bayes(self, Z):
+        if self.code != "auto":
+            return self.code == "bayes"
+        if self.estimator is not None:
+            return False
+        Z = np.asarray(Z)
+        if self.discrete_z != "auto":
+            return not self.discrete_z
+        return Z.dtype.kind not in "iubOUS"
+
     def _compute(self, W, Z, random_state):
-        res, Zt, discrete, classes, Wt = _prequential(
+        if self._use_bayes(Z):
+            res, Zt, discrete, classes, Wt, info = _bayes_prequential(
+                W, Z, discrete_z=self.discrete_z, precision=self.precision
+            )
+            block_size = info["block_size"]
+        else:
+            res, Zt, discrete, classes, Wt = self._prequential(W, Z, random_state)
+            block_size = None
+        return res, self._k_z(res, Zt, discrete, classes, Wt), block_size
+
+    def _prequential(self, W, Z, random_state):
+        return _prequential(
             W,
             Z,
             self.estimator,
@@ -929,6 +1183,8 @@ or callable, default="auto"
             random_state=random_state,
             verbose=self.verbose,
         )
+
+    def _k_z(self, res, Zt, discrete, classes, Wt):
         k_z = self.k_z
         if k_z == "auto":
             k_z = "uniform" if discrete else "two_part"
@@ -947,7 +1203,7 @@ or callable, default="auto"
         elif k_z == "two_part":
             # K(Z) <= K(W) + K(Z | W): code the sentences, then Z given them
             k_z = min(res.naive_length, _token_code_length(Wt) + res.code_length)
-        return res, float(k_z)
+        return float(k_z)
 
     def _repeat_states(self):
         if self.n_repeats == 1:
@@ -986,17 +1242,18 @@ or callable, default="auto"
             self, X, y, dtype=None, multi_output=True, y_numeric=False
         )
         runs = self._compute_repeats(W_checked, y)
-        cs = np.array([k_z / res.code_length for res, k_z in runs])
-        lengths = np.array([res.code_length for res, _ in runs])
+        cs = np.array([k_z / res.code_length for res, k_z, _ in runs])
+        lengths = np.array([res.code_length for res, _, _ in runs])
         self.curve_ = runs[0][0]
-        self.curves_ = [res for res, _ in runs]
-        self.k_z_ = float(np.mean([k_z for _, k_z in runs]))
+        self.curves_ = [res for res, _, _ in runs]
+        self.k_z_ = float(np.mean([k_z for _, k_z, _ in runs]))
         self.k_z_given_w_ = float(lengths.mean())
         self.k_z_given_w_std_ = _std(lengths)
-        self.k_z_given_w_f_ = float(np.mean([r.final_nll for r, _ in runs]))
-        self.k_f_ = float(np.mean([r.model_complexity for r, _ in runs]))
-        self.naive_length_ = float(np.mean([r.naive_length for r, _ in runs]))
+        self.k_z_given_w_f_ = float(np.mean([r.final_nll for r, _, _ in runs]))
+        self.k_f_ = float(np.mean([r.model_complexity for r, _, _ in runs]))
+        self.naive_length_ = float(np.mean([r.naive_length for r, _, _ in runs]))
         self.n_train_ = runs[0][0].n_train
+        self.block_size_ = runs[0][2]
         self.compositionalities_ = cs
         self.compositionality_ = float(cs.mean())
         self.compositionality_std_ = _std(cs)
@@ -1020,7 +1277,7 @@ or callable, default="auto"
         check_is_fitted(self)
         W_checked = validate_data(self, X, dtype=None, reset=False)
         runs = self._compute_repeats(W_checked, y)
-        return float(np.mean([k_z / res.code_length for res, k_z in runs]))
+        return float(np.mean([k_z / res.code_length for res, k_z, _ in runs]))
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

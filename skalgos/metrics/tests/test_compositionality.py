@@ -348,3 +348,58 @@ def test_continuous_compositional_table_beats_holistic_table(shape, q_holistic):
     for model, extra in [(Ridge(alpha=1e-6), {}), (None, FAST)]:
         est = RepresentationalCompositionality(model, random_state=0, **extra)
         assert est.fit(W, Z).compositionality_ > est.fit(Wh, Zh).compositionality_
+
+
+@pytest.mark.parametrize(
+    "shape",
+    [
+        dict(sentence_length=4, vocab_size=3, z_dim=8, disentanglement=1),
+        dict(sentence_length=4, vocab_size=3, z_dim=8, disentanglement=4),
+        dict(sentence_length=2, vocab_size=5, z_dim=16, disentanglement=2),
+    ],
+)
+def test_default_recovers_exact_c_of_lookup_tables(shape):
+    # issue 38: at default settings the estimate of C - 1 is within
+    # [0.8, 1.25] of the exact value, compositional and holistic alike, and
+    # the two-part K(Z) stays within 10% of the program's K(Z) (which is not
+    # always shorter: it pays for table rows that no sample uses)
+    W, Z, terms = make_lookup_table_language(300, random_state=1, **shape)
+    est = RepresentationalCompositionality(random_state=0).fit(W, Z)
+    ratio = (est.compositionality_ - 1) / (terms["compositionality"] - 1)
+    assert 0.8 <= ratio <= 1.25
+    assert est.block_size_ == shape["disentanglement"]
+    assert 0.9 * terms["k_z"] <= est.k_z_ <= 1.1 * terms["k_z"]
+    assert est.k_z_given_w_ >= est.k_z_given_w_f_
+    assert est.curve_.naive_length >= est.k_z_given_w_ - np.log(2)
+
+
+def test_bayes_block_code_is_the_gaussian_marginal_likelihood():
+    from scipy.stats import multivariate_normal
+
+    from skalgos.metrics._compositionality import _block_one_hot, _BlockCode
+
+    W, Z, _ = make_lookup_table_language(40, 4, 3, 4, random_state=0)
+    X, groups = _block_one_hot(W, 1)
+    code = _BlockCode(X, groups, Z, 0.01)
+    dense = X.toarray()
+    for S in [(), (0,), (1, 3), (0, 1, 2, 3)]:
+        dims = np.arange(Z.shape[1])
+        best, r, j = code.nll(S, dims, detail=True)
+        cols = np.concatenate([groups[g] for g in S]) if S else np.array([], int)
+        Xs = dense[:, cols]
+        for d in dims:
+            sig2, tau2 = code.sigma2[j[d]], code.sigma2[j[d]] / code.rho[r[d]]
+            cov = sig2 * np.eye(40) + tau2 * Xs @ Xs.T
+            ref = -multivariate_normal(np.zeros(40), cov).logpdf(Z[:, d])
+            assert best[d] == pytest.approx(ref, rel=1e-9)
+            # and it is the minimum over the grid: a neighbouring point is worse
+            j2 = min(j[d] + 1, code.sigma2.size - 1)
+            cov2 = code.sigma2[j2] * np.eye(40) + tau2 * Xs @ Xs.T
+            worse = -multivariate_normal(np.zeros(40), cov2).logpdf(Z[:, d])
+            assert worse >= best[d] - 1e-9
+
+
+def test_bayes_code_rejects_discrete_z():
+    W, Z = make_object_language(2, 3, 5, random_state=0)
+    with pytest.raises(ValueError, match="code='bayes'"):
+        RepresentationalCompositionality(code="bayes").fit(W, Z)
