@@ -12,12 +12,9 @@ the old default) against the two-part code through W (the default now).
 """
 
 import time
-import warnings
 
 import numpy as np
 from _common import parse_args, report
-from scipy.linalg import LinAlgWarning
-from sklearn.linear_model import Ridge
 
 from skalgos.datasets import make_lookup_table_language, make_object_language
 from skalgos.metrics import RepresentationalCompositionality, topographic_similarity
@@ -113,48 +110,164 @@ def languages(args):
     return rows
 
 
+# (n_samples, sentence_length, vocab_size, z_dim, disentanglement, noise);
+# disentanglement == sentence_length > 1 is a holistic table
+SWEEP = [
+    # sentence length
+    (1000, 1, 10, 16, 1, 0.01),
+    (1000, 2, 10, 16, 1, 0.01),
+    (1000, 4, 10, 16, 1, 0.01),
+    (1000, 8, 10, 16, 1, 0.01),
+    (1000, 16, 10, 64, 1, 0.01),
+    # vocabulary
+    (1000, 4, 2, 16, 1, 0.01),
+    (1000, 4, 5, 16, 1, 0.01),
+    (1000, 4, 20, 16, 1, 0.01),
+    (1000, 4, 50, 16, 1, 0.01),
+    # dimension
+    (1000, 4, 5, 8, 1, 0.01),
+    (1000, 4, 5, 64, 1, 0.01),
+    (1000, 4, 5, 128, 1, 0.01),
+    # disentanglement (q words per table lookup)
+    (1000, 8, 2, 16, 2, 0.01),
+    (1000, 8, 2, 16, 4, 0.01),
+    (1000, 8, 2, 16, 8, 0.01),
+    (1000, 4, 3, 8, 2, 0.01),
+    (1000, 4, 3, 8, 4, 0.01),
+    # noise
+    (1000, 4, 5, 16, 1, 0.05),
+    (1000, 4, 5, 16, 1, 0.1),
+    (1000, 4, 5, 16, 1, 0.5),
+    (1000, 4, 3, 8, 4, 0.1),
+    # sample size
+    (300, 4, 5, 16, 1, 0.01),
+    (5000, 4, 5, 16, 1, 0.01),
+    (300, 4, 3, 8, 4, 0.01),
+    (5000, 4, 3, 8, 4, 0.01),
+    (5000, 16, 10, 64, 1, 0.01),
+]
+QUICK_SWEEP = [SWEEP[k] for k in (6, 13, 16, 21, 23)]
+# the issue's table (600 samples): today's default (prequential MLP) beside
+BEFORE = [(CONT_SAMPLES, M, K, D, q, 0.01) for M, K, D, q in CONT_LANGUAGES]
+SWEEP_SEEDS = 3
+
+
+def _kind(M, q):
+    return "holistic" if q == M > 1 else ("compositional" if q == 1 else f"q={q}")
+
+
+def _fit(W, Z, **kw):
+    t0 = time.perf_counter()
+    est = RepresentationalCompositionality(random_state=0, **kw).fit(W, Z)
+    return est, time.perf_counter() - t0
+
+
 def continuous(args):
-    # ridge on a per-position one-hot code with an intercept is redundant
-    # (ill-conditioned by construction, harmless): scipy warns on every chunk
-    warnings.simplefilter("ignore", LinAlgWarning)
-    n = 300 if args.quick else CONT_SAMPLES
-    langs = CONT_LANGUAGES[1:3] if args.quick else CONT_LANGUAGES
-    rows = []
-    t0 = time.process_time()
-    for M, K, D, q in langs:
-        W, Z, terms = make_lookup_table_language(
-            n, M, K, D, disentanglement=q, random_state=0
-        )
-        exact = terms["compositionality"]
-        ridge = dict(estimator=Ridge(alpha=1e-6), val_size=0.0, random_state=0)
-        c_naive = (
-            RepresentationalCompositionality(k_z="naive", **ridge)
-            .fit(W, Z)
-            .compositionality_
-        )
-        c_two = RepresentationalCompositionality(**ridge).fit(W, Z).compositionality_
-        mlp = RepresentationalCompositionality(random_state=0).fit(W, Z)
-        kind = "holistic" if q == M > 1 else "compositional"
+    langs = QUICK_SWEEP if args.quick else SWEEP
+    seeds = 1 if args.quick else SWEEP_SEEDS
+    rows, exact_c, est_c, ratios = [], [], [], []
+    for n, M, K, D, q, r in langs:
+        rs, secs = [], []
+        for seed in range(seeds):
+            W, Z, t = make_lookup_table_language(
+                n, M, K, D, disentanglement=q, noise=r, random_state=seed
+            )
+            est, sec = _fit(W, Z)
+            ex = t["compositionality"]
+            rs.append((est.compositionality_ - 1) / (ex - 1))
+            secs.append(sec)
+            if seed == 0:
+                row0 = (ex, est, t)
+        ex, est, t = row0
+        exact_c.append(ex)
+        est_c.append(est.compositionality_)
+        ratios.append(rs)
         rows.append(
             [
-                f"M={M}, K={K}, D={D}, q={q} ({kind})",
-                f"{exact:.3f}",
-                f"{c_naive:.3f}",
-                f"{c_two:.3f}",
-                f"{(c_two - 1) / (exact - 1):.2f}",
-                f"{mlp.compositionality_:.3f}",
-                f"{(mlp.compositionality_ - 1) / (exact - 1):.2f}",
+                f"N={n}, M={M}, K={K}, D={D}, q={q}, noise={r} ({_kind(M, q)})",
+                f"{ex:.4f}",
+                f"{est.compositionality_:.4f}",
+                f"{rs[0]:.3f}",
+                f"{np.mean(rs):.3f} +- {np.std(rs, ddof=1) if seeds > 1 else 0:.3f}",
+                f"{est.k_z_ / t['k_z']:.3f}",
+                f"{est.block_size_}",
+                f"{np.mean(secs):.2f}",
             ]
         )
+    flat = np.concatenate(ratios)
+    ex, es = np.array(exact_c), np.array(est_c)
+    pairs = bad = 0
+    for i in range(ex.size):
+        for j in range(i + 1, ex.size):
+            if abs(ex[i] - ex[j]) > 0.05 * min(ex[i], ex[j]):
+                pairs += 1
+                bad += (ex[i] - ex[j]) * (es[i] - es[j]) <= 0
+    pairs1 = bad1 = 0
+    for i in range(ex.size):
+        for j in range(i + 1, ex.size):
+            a, b = ex[i] - 1, ex[j] - 1
+            if abs(a - b) > 0.05 * min(a, b):
+                pairs1 += 1
+                bad1 += (a - b) * (es[i] - es[j]) <= 0
+    summary = [
+        [
+            f"{len(langs)} languages x {seeds} seeds: ratio min / max",
+            f"{flat.min():.3f} / {flat.max():.3f}",
+            f"in [0.8, 1.25]: {int(np.sum((flat >= 0.8) & (flat <= 1.25)))}"
+            f"/{flat.size}",
+        ],
+        [
+            "pairs (seed 0) with exact C differing by > 5%: ordered as exact",
+            f"{pairs - bad}/{pairs}",
+            "",
+        ],
+        [
+            "pairs (seed 0) with exact C - 1 differing by > 5%: ordered as exact",
+            f"{pairs1 - bad1}/{pairs1}",
+            "",
+        ],
+    ]
+    return rows, summary
+
+
+def before_after(args):
+    langs = BEFORE[1:3] if args.quick else BEFORE
+    rows = []
+    for n, M, K, D, q, _r in langs:
+        W, Z, t = make_lookup_table_language(
+            n, M, K, D, disentanglement=q, random_state=0
+        )
+        ex = t["compositionality"]
+        old, s_old = _fit(W, Z, code="prequential")
+        new, s_new = _fit(W, Z)
+        rows.append(
+            [
+                f"M={M}, K={K}, D={D}, q={q} ({_kind(M, q)})",
+                f"{ex:.3f}",
+                f"{(old.compositionality_ - 1) / (ex - 1):.2f}",
+                f"{s_old:.1f}",
+                f"{(new.compositionality_ - 1) / (ex - 1):.2f}",
+                f"{s_new:.2f}",
+            ]
+        )
+    # the acceptance timing: 5,000 samples of a 64-dimensional representation
+    W, Z, t = make_lookup_table_language(5000, 16, 10, 64, random_state=0)
+    ex = t["compositionality"]
+    new, s_new = _fit(W, Z)
+    if args.quick:
+        old_ratio, s_old = "-", "(not run with --quick)"
+    else:
+        old, s_old = _fit(W, Z, code="prequential")
+        old_ratio = f"{(old.compositionality_ - 1) / (ex - 1):.2f}"
+        s_old = f"{s_old:.1f}"
     rows.append(
         [
-            "CPU seconds (all rows)",
-            f"{time.process_time() - t0:.1f}",
-            "",
-            "",
-            "",
-            "",
-            "",
+            "N=5000, M=16, K=10, D=64, q=1 (timing row)",
+            f"{ex:.3f}",
+            old_ratio,
+            s_old,
+            f"{(new.compositionality_ - 1) / (ex - 1):.2f}",
+            f"{s_new:.2f}",
         ]
     )
     return rows
@@ -162,6 +275,7 @@ def continuous(args):
 
 def main():
     args = parse_args("compositionality", __doc__)
+    sweep_rows, sweep_summary = continuous(args)
     report(
         args,
         "Representational compositionality vs topographic similarity",
@@ -177,19 +291,37 @@ def main():
                 languages(args),
             ),
             (
-                "(c) Continuous Z: C^L against the exact C of lookup tables "
-                "(ratio = estimated (C - 1) / exact (C - 1); 1 is exact)",
+                "(c) Continuous Z, before / after: ratio = estimated (C - 1) / "
+                "exact (C - 1), 1 is exact; before = today's default "
+                "(code='prequential': MLP, two-part K(Z)), after = the "
+                "default now (code='bayes'); wall seconds per fit",
                 [
                     "language",
                     "exact C",
-                    "C, K(Z) marginal Gaussian (old default), ridge",
-                    "C, K(Z) two-part (new default), ridge",
-                    "ratio (two-part, ridge)",
-                    "C, two-part, default MLP",
-                    "ratio (two-part, MLP)",
+                    "ratio before",
+                    "s before",
+                    "ratio after",
+                    "s after",
                 ],
-                continuous(args),
+                before_after(args),
             ),
+            (
+                "(d) Sweep of lookup-table languages, default settings "
+                "(ratio of seed 0; mean +- sd over language seeds; K(Z) "
+                "estimate / exact K(Z); block size chosen; wall seconds per fit)",
+                [
+                    "language",
+                    "exact C",
+                    "C (default)",
+                    "ratio",
+                    "ratio over seeds",
+                    "K(Z) est / exact",
+                    "block size",
+                    "s / fit",
+                ],
+                sweep_rows,
+            ),
+            ("(d') Sweep summary", ["check", "value", ""], sweep_summary),
         ],
     )
 

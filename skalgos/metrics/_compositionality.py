@@ -454,7 +454,7 @@ _SIGMA_STEPS = np.arange(160) / 4.0
 _LOG2_RHO = np.arange(-80, 41) / 2.0
 _GRID_NATS = float(np.log(_SIGMA_STEPS.size * _LOG2_RHO.size))
 # a block code whose selected Gram matrix would be larger is not tried
-_MAX_FEATURES = 512
+_MAX_FEATURES = 256
 
 
 def _universal_int_nats(k):
