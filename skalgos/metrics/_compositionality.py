@@ -987,6 +987,15 @@ class RepresentationalCompositionality(BaseEstimator):
     ----------
     estimator : estimator, default=None
         The prequential model (see :func:`prequential_code_length`).
+    code : {"auto", "bayes", "prequential"}, default="auto"
+        How ``K(Z | W)`` is estimated. "prequential": the paper's prequential
+        coding with ``estimator`` (default MLP). "bayes" (continuous Z only):
+        the negative log marginal likelihood of a Bayesian linear-Gaussian
+        model on one-hot blocks of consecutive tokens, which *is* that
+        model's prequential code length, in closed form (see Notes). "auto":
+        "bayes" for a continuous Z when ``estimator`` is None, else
+        "prequential". The chunk, validation and early-stopping parameters
+        apply to "prequential" only.
     k_z : "auto", "two_part", "uniform", "naive", "marginal_gaussian", float \
 or callable, default="auto"
         ``K(Z)`` of the coded samples. "uniform" (discrete Z): the paper's
@@ -1036,6 +1045,10 @@ or callable, default="auto"
         Those of every repeat.
     n_train_ : int
         Coded samples (validation samples excluded).
+    block_size_ : int or None
+        Tokens per block of the chosen Bayesian code (1: every position read
+        on its own; the sentence length: whole sentences), None for the
+        prequential code or when the naive code was shorter.
     n_features_in_ : int
         Sentence length.
 
@@ -1065,6 +1078,36 @@ or callable, default="auto"
     with a well-specified (linear) model, further below with the default
     MLP (0.16 against 0.39 on a 4-word, 3-token table). Discrete Z keeps
     the paper's uniform ``K(Z)``.
+
+    **Default K(Z | W) of a continuous Z (ours, issue 38).** A prequential
+    code is only as short as its model class: the default MLP recovered 0.35
+    to 0.48 of the exact ``C - 1`` of lookup-table languages and took 185 s
+    on 5,000 x 64. ``code="bayes"`` codes each dimension ``z_d`` with
+    ``z_d = X_S w + e``, ``w ~ N(0, tau^2)``, ``e ~ N(0, sigma^2)``, where
+    ``X_S`` is the one-hot code of the blocks ``S`` of ``q`` consecutive
+    tokens that the dimension reads. Its negative log marginal likelihood
+    (closed form through the eigenvalues of ``X_S^T X_S``) equals its
+    prequential length in any data order, so there is no training loop, no
+    chunking and no validation split. Everything chosen is paid in nats, as
+    MDL requires: the mean of each dimension on the ``precision`` grid (an
+    Elias-gamma code), ``(sigma, sigma^2 / tau^2)`` from fixed grids
+    (``ln`` of the grid size per dimension), the blocks ``S`` (forward
+    selection per dimension; ``ln(G + 1) + ln binom(G, |S|)``), the block
+    size ``q`` among the divisors of the sentence length (``ln`` of their
+    number), and one bit for falling back to the naive code. The density is
+    turned into a code of the grid values by ``- n D ln(precision)``, the
+    same discretisation as the naive and Skellam codes; ``sigma >=
+    precision / 2``. With the two-part ``K(Z)`` the ratio of the estimated to
+    the exact ``C - 1`` is 0.80 to 1.07 on the benchmark's 26 languages
+    (compositional, partly entangled and holistic, 300 to 5,000 samples).
+    Its limits: the model is linear in one-hot *contiguous* blocks, so a Z
+    that mixes non-adjacent words or composes non-linearly (the grammar
+    languages) is coded less well (C underestimated); each position gets
+    its own table, so where one table is shared by all positions (as in
+    :func:`~skalgos.datasets.make_lookup_table_language`) ``K(f)`` is
+    overestimated, which lowers the ratio when ``K(f)`` is a large part of
+    ``K(Z | W)`` (few samples, many words, low noise); a set of blocks with
+    more than 256 one-hot columns is not tried.
 
     **Inputs.** A discrete Z is integer, boolean, string or object valued;
     its labels are recoded ``0 .. k - 1`` per column. A float Z is
