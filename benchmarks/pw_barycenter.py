@@ -347,5 +347,67 @@ def main():
     report(args, "Procrustes-Wasserstein barycenters (skalgos.transport)", sections)
 
 
+def b6_ot_counts(settings=None):
+    """Issue 35: PWKMeans cost at defaults, counted in POT calls.
+
+    36 digit images (0-5, six each, pixels > 4 as in ``make_shape_clouds``),
+    ``n_clusters=6``, ``random_state=0``. Counts of ``ot.emd`` / ``ot.emd2`` /
+    ``ot.emd_1d`` calls do not depend on the machine's load; the seconds do.
+    Run: ``cd benchmarks && python -c "import pw_barycenter as b; b.b6_ot_counts()"``.
+    """
+    import json
+    import time
+
+    import ot
+    from sklearn.datasets import load_digits
+    from sklearn.metrics import adjusted_rand_score
+
+    counts = {"emd": 0, "emd2": 0, "emd_1d": 0}
+    originals = {name: getattr(ot, name) for name in counts}
+
+    def counted(name):
+        def call(*args, **kwargs):
+            counts[name] += 1
+            return originals[name](*args, **kwargs)
+
+        return call
+
+    d = load_digits()
+    rng = np.random.RandomState(0)
+    idx = np.concatenate(
+        [rng.choice(np.flatnonzero(d.target == c), 6, replace=False) for c in range(6)]
+    )
+    clouds = []
+    for i in idx:
+        r, c = np.nonzero(d.images[i] > 4.0)
+        clouds.append(np.c_[c, -r].astype(float))
+    if settings is None:
+        settings = [dict(metric="w", n_init=1), {}, dict(n_init=1), dict(metric="w")]
+    rows = []
+    try:
+        for name in counts:
+            setattr(ot, name, counted(name))
+        for extra in settings:
+            for name in counts:
+                counts[name] = 0
+            km = PWKMeans(n_clusters=6, random_state=0, **extra)
+            start = time.perf_counter()
+            km.fit(clouds)
+            row = dict(
+                params=extra,
+                seconds=round(time.perf_counter() - start, 2),
+                ari=round(adjusted_rand_score(d.target[idx], km.labels_), 4),
+                inertia=round(km.inertia_, 5),
+                n_iter=km.n_iter_,
+                **counts,
+            )
+            print(json.dumps(row), flush=True)
+            rows.append(row)
+    finally:
+        for name, f in originals.items():
+            setattr(ot, name, f)
+    return rows
+
+
 if __name__ == "__main__":
     main()

@@ -5,6 +5,8 @@ import sys
 from importlib.metadata import version as _version
 
 os.environ.setdefault("MPLBACKEND", "Agg")
+# The gallery executes every example in its fast mode (as tests/test_examples.py)
+os.environ.setdefault("SKALGOS_EXAMPLES_QUICK", "1")
 sys.path.insert(0, os.path.abspath(".."))
 
 project = "skalgos"
@@ -27,7 +29,8 @@ templates_path = ["_templates"]
 exclude_patterns = ["_build", "Thumbs.db", ".DS_Store"]
 html_theme = "pydata_sphinx_theme"
 html_static_path = ["_static"]
-html_theme_options = {"navigation_with_keys": False}
+html_title = "skalgos"  # a short navbar title: the long default ran into the links
+html_theme_options = {"navigation_with_keys": False, "logo": {"text": "skalgos"}}
 
 autosummary_generate = True
 autodoc_default_options = {"members": True, "inherited-members": False}
@@ -38,13 +41,41 @@ numpydoc_xref_param_type = False
 bibtex_bibfiles = ["references.bib"]
 bibtex_default_style = "plain"
 
+
+def _importable(name):
+    try:
+        __import__(name)
+    except ImportError:
+        return False
+    return True
+
+
+# The docs extra alone builds the site. Flower is mocked when absent (the API
+# page of skalgos.federated.flower imports it). torch cannot be mocked (scipy
+# and scikit-learn inspect a `torch` module when one is imported), so without
+# the torch extra its two API pages are left out (and its examples shown, not run).
+autodoc_mock_imports = [m for m in ("flwr",) if not _importable(m)]
+HAVE_TORCH = _importable("torch")
+if not HAVE_TORCH:
+    exclude_patterns += [
+        "api/torch.rst",
+        "api/torch_second_order.rst",
+        "generated/skalgos.torch.*",
+    ]
+    suppress_warnings = ["toc.excluded"]
+
+
 # No intersphinx: the docs must build offline.
 sphinx_gallery_conf = {
     "examples_dirs": "../examples",
     "gallery_dirs": "auto_examples",
-    "filename_pattern": r"/plot_",
-    # Examples run as tests (tests/test_examples.py) in a fast mode, not here.
-    "plot_gallery": "False",
+    # executed: every plot_* example; without the torch extra the torch
+    # examples are shown, not run
+    "filename_pattern": r"/plot_" if HAVE_TORCH else r"^(?!.*/torch/).*/plot_",
+    # Executed, so every page shows its figures; an example error fails the build.
+    "plot_gallery": "True",
+    "abort_on_example_error": True,
+    "only_warn_on_example_error": False,
     "doc_module": ("skalgos",),
     "backreferences_dir": None,
     "download_all_examples": False,

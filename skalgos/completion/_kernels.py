@@ -53,6 +53,48 @@ def factored_diff_norm(f1, f0, xp):
     return math.sqrt(float(xp.sum(C * C)))
 
 
+def robust_svd(Z, xp, compute_uv=True):
+    """Thin SVD that does not fail where LAPACK's divide and conquer does.
+
+    ``gesdd`` (NumPy's driver) can report "SVD did not converge" on an input
+    that the QR-iteration driver ``gesvd`` handles, and under a threaded BLAS
+    whether it does so changes from run to run on the same input (issue 39:
+    3 of 10 runs of one OCMC fit). A NumPy input retries with ``gesvd``, then
+    with ``gesvd`` on the matrix scaled to unit max-norm; other namespaces
+    (CuPy, torch) use their own driver.
+    """
+    try:
+        if compute_uv:
+            return xp.linalg.svd(Z, full_matrices=False)
+        return xp.linalg.svdvals(Z)
+    except np.linalg.LinAlgError:
+        if not isinstance(Z, np.ndarray):
+            raise
+    import scipy.linalg
+
+    scale = float(np.max(np.abs(Z))) if Z.size else 1.0
+    scale = scale if np.isfinite(scale) and scale > 0 else 1.0
+    for factor in (1.0, scale):
+        try:
+            out = scipy.linalg.svd(
+                Z / factor,
+                full_matrices=False,
+                compute_uv=compute_uv,
+                lapack_driver="gesvd",
+            )
+        except np.linalg.LinAlgError:
+            continue
+        if compute_uv:
+            U, sv, Vt = out
+            return U, sv * factor, Vt
+        return out * factor
+    raise np.linalg.LinAlgError(
+        "SVD did not converge with LAPACK's gesdd nor gesvd (also after "
+        "rescaling): the matrix has entries of extreme magnitude; scale the "
+        "input (e.g. StandardScaler) or check it for near-overflow values."
+    )
+
+
 def orthonormal_basis(S, xp, rtol=None):
     """Orthonormal basis of the column span of ``S`` (rank revealing, by SVD).
 
@@ -62,7 +104,7 @@ def orthonormal_basis(S, xp, rtol=None):
     """
     if S.shape[1] == 0:
         return S
-    U, s, _ = xp.linalg.svd(S, full_matrices=False)
+    U, s, _ = robust_svd(S, xp)
     if rtol is None:
         rtol = max(S.shape) * float(np.finfo(np.float64).eps)
     smax = float(s[0]) if s.shape[0] else 0.0
@@ -104,7 +146,7 @@ class _SVDState:
 
 
 def _full_svd(Z, xp):
-    return xp.linalg.svd(Z, full_matrices=False)
+    return robust_svd(Z, xp)
 
 
 def _subspace_svd(Z, k, state, xp):
@@ -133,7 +175,7 @@ def _subspace_svd(Z, k, state, xp):
         Q, _ = xp.linalg.qr(Z.T @ Q)
         Q, _ = xp.linalg.qr(Z @ Q)
     Bsmall = Q.T @ Z  # p x n
-    Ub, s, Vt = xp.linalg.svd(Bsmall, full_matrices=False)
+    Ub, s, Vt = robust_svd(Bsmall, xp)
     return Q @ Ub, s, Vt
 
 

@@ -35,6 +35,7 @@ from ._kernels import (
     factored_diff_norm,
     frobenius,
     orthonormal_basis,
+    robust_svd,
     svt,
 )
 
@@ -633,7 +634,7 @@ def _check_same_namespace(X, est, method):
 
 def _factors_of(X, xp):
     """``(U, s, V)`` of ``X`` at its numerical rank (full SVD; small cases)."""
-    U, s, Vt = xp.linalg.svd(X, full_matrices=False)
+    U, s, Vt = robust_svd(X, xp)
     smax = float(s[0]) if s.shape[0] else 0.0
     r = int(xp.sum(xp.astype(s > max(X.shape) * 1e-15 * smax, xp.int32)))
     return U[:, :r], s[:r], Vt[:r, :].T
@@ -688,7 +689,7 @@ def _dense_from_entries(rows, cols, values, shape, dtype):
 
 
 def _nuclear(X, xp):
-    return float(xp.sum(xp.linalg.svdvals(X)))
+    return float(xp.sum(robust_svd(X, xp, compute_uv=False)))
 
 
 class _MatrixCompleter(

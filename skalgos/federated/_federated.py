@@ -6,6 +6,7 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, _fit_context
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.preprocessing import LabelEncoder
 from sklearn.utils import check_random_state
 from sklearn.utils._array_api import check_same_namespace
@@ -16,7 +17,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 from ..datasets._federated import _dirichlet_partition, _iid_partition, _strata
 from ..utils._backend import device as _device
 from ..utils._backend import get_namespace, is_numpy_namespace, to_numpy
-from ..utils.validation import validate_data
+from ..utils.validation import target_mean_scale, validate_data
 from ._kernels import (
     ClientData,
     client_accuracy,
@@ -70,6 +71,25 @@ def _mean_local_steps(local_steps):
     return float(np.mean(local_steps))
 
 
+class TrainingDivergedError(FloatingPointError, ValueError):
+    """The federated training diverged (a non-finite local model or loss).
+
+    Both a ``FloatingPointError`` (as before) and a ``ValueError``: the
+    cause is a parameter (``learning_rate``, ``alpha``) or unscaled input.
+    """
+
+
+def _divergence_hint(est):
+    hint = f"Lower learning_rate (now {est.learning_rate})"
+    if est.alpha * est.learning_rate >= 1.0:
+        hint = (
+            f"Lower alpha (now {est.alpha}): with learning_rate="
+            f"{est.learning_rate}, alpha * learning_rate >= 1 makes the L2 "
+            "shrinkage step diverge; or lower learning_rate"
+        )
+    return hint + " or scale the features."
+
+
 class _Context:
     """What strategies see of the run: namespace, step sizes, weights, rng."""
 
@@ -84,7 +104,9 @@ class _BaseFederated(BaseEstimator):
         "n_clients": [Interval(Integral, 1, None, closed="left")],
         "partition": [StrOptions({"dirichlet", "iid", "given"})],
         "dirichlet_alpha": [Interval(Real, 0, None, closed="neither")],
-        "n_rounds": [Interval(Integral, 1, None, closed="left")],
+        "n_rounds": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
         "local_steps": [
             Interval(Integral, 1, None, closed="left"),
             StrOptions({"uniform"}),
@@ -115,7 +137,9 @@ class _BaseFederated(BaseEstimator):
         n_clients=10,
         partition="dirichlet",
         dirichlet_alpha=0.5,
-        n_rounds=20,
+        n_rounds="auto",
+        tol=1e-3,
+        n_iter_no_change=10,
         local_steps=10,
         learning_rate=0.1,
         batch_size=32,
@@ -135,6 +159,8 @@ class _BaseFederated(BaseEstimator):
         self.partition = partition
         self.dirichlet_alpha = dirichlet_alpha
         self.n_rounds = n_rounds
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
         self.local_steps = local_steps
         self.learning_rate = learning_rate
         self.batch_size = batch_size
@@ -217,9 +243,38 @@ class _BaseFederated(BaseEstimator):
         Xa = xp.concat([X, ones], axis=1)
         Xc = xp.reshape(xp.take(Xa, flat, axis=0), (n_clients, m, Xa.shape[1]))
         Yc = xp.reshape(xp.take(Y, flat, axis=0), (n_clients, m, Y.shape[1]))
-        w = xp.asarray(sw[idx] * mask, dtype=X.dtype, device=dev)
+        w_np = sw[idx] * mask
+        zero = np.flatnonzero(w_np.sum(axis=1) <= 0)
+        if zero.size:
+            raise ValueError(
+                f"client {int(zero[0])} has a total sample_weight of 0 (all its "
+                "rows weigh 0): it has no loss to train on. Drop the zero-weight "
+                "rows or give that client positive weights."
+            )
+        w = xp.asarray(w_np, dtype=X.dtype, device=dev)
         task = "classification" if isinstance(self, ClassifierMixin) else "regression"
-        return ClientData(xp, Xc, Yc, w, n, task, self.alpha, self._hidden())
+        return ClientData(xp, Xc, Yc, w, n, task, self.alpha, self._hidden(), w_np=w_np)
+
+    def _max_rounds(self, data):
+        """The round budget: ``n_rounds``, or for ``"auto"`` the larger of
+        200 rounds and 200 local epochs of the largest client (the budget of
+        MLPClassifier's ``max_iter=200``, in rounds)."""
+        if self.n_rounds != "auto":
+            return int(self.n_rounds)
+        n_max = int(np.max(data.n))
+        b = n_max if self.batch_size is None else min(self.batch_size, n_max)
+        per_round = _mean_local_steps(self.local_steps) * b
+        return max(200, int(np.ceil(200 * n_max / per_round)))
+
+    def _no_change(self, loss):
+        """MLP's stopping rule on the training loss: True once it has not
+        improved by ``tol`` for more than ``n_iter_no_change`` rounds."""
+        if loss > self._best_loss - self.tol:
+            self._no_improvement += 1
+        else:
+            self._no_improvement = 0
+        self._best_loss = min(self._best_loss, loss)
+        return self._no_improvement > self.n_iter_no_change
 
     def _steps(self, rng, n_clients):
         return _local_steps(self.local_steps, rng, n_clients)
@@ -232,12 +287,14 @@ class _BaseFederated(BaseEstimator):
         if first:
             self._rng = check_random_state(self.random_state)
         rng = self._rng
-        Y, y_np = self._targets(xp, X, y, first)
-        self._n_outputs = Y.shape[1]
         n = X.shape[0]
         sw = _check_sample_weight(
-            None if sample_weight is None else _as_numpy(sample_weight), np.empty(n)
+            None if sample_weight is None else _as_numpy(sample_weight),
+            np.empty(n),
+            ensure_non_negative=True,
         )
+        Y, y_np = self._targets(xp, X, y, first, sw)
+        self._n_outputs = Y.shape[1]
         cid, n_clients = self._partition(y_np, client_id, rng)
         data = self._build(xp, X, Y, sw, cid, n_clients)
         if first:
@@ -269,10 +326,12 @@ class _BaseFederated(BaseEstimator):
         ctx.batch_size = self.batch_size
         ctx.grad_scale = 1.0
         ctx.n_clients = n_clients
-        p = data.n / data.n.sum()
+        p = data.size / data.size.sum()
         ctx.p = xp.asarray(p, dtype=X.dtype, device=ctx.device)
         ctx.mean_steps = self._mean_steps(n_clients)
-        ctx.planned_arrivals = self.n_rounds * n_clients
+        if first:
+            self._planned_rounds = self._max_rounds(data)
+        ctx.planned_arrivals = self._planned_rounds * n_clients
         if first:
             self.strategy_state_ = self.strategy_._init(ctx, self._W)
         return data, ctx
@@ -344,7 +403,7 @@ class _BaseFederated(BaseEstimator):
         sub = data
         if clients is not None:
             sub = data.subset(clients.tolist())
-            p = data.n[clients] / data.n[clients].sum()
+            p = data.size[clients] / data.size[clients].sum()
             ctx.p = ctx.xp.asarray(p, dtype=W.dtype, device=ctx.device)
         try:
             kwargs = strat._local_kwargs(state, ctx, W, clients)
@@ -364,11 +423,10 @@ class _BaseFederated(BaseEstimator):
         if bad.any():
             j = int(np.flatnonzero(bad)[0])
             i = j if clients is None else int(np.asarray(clients)[j])
-            raise FloatingPointError(
+            raise TrainingDivergedError(
                 f"Round {len(self.history_) + 1}: client {i}'s local model is not "
                 "finite after its local steps (the local training diverged). "
-                f"Lower learning_rate (now {self.learning_rate}) or scale the "
-                "features."
+                + _divergence_hint(self)
             )
 
     def _async_round(self, data, ctx):
@@ -421,14 +479,13 @@ class _BaseFederated(BaseEstimator):
 
     def _record(self, data, staleness, clients, n_stragglers=0, n_dropped=0):
         W, W3, losses = self._server_losses(data)
-        p = data.n / data.n.sum()
+        p = data.size / data.size.sum()
         rnd = len(self.history_) + 1
         if not np.all(np.isfinite(losses)):
             i = int(np.flatnonzero(~np.isfinite(losses))[0])
-            raise FloatingPointError(
+            raise TrainingDivergedError(
                 f"Round {rnd}: client {i}'s loss at the server model is "
-                f"{losses[i]} (training diverged). Lower learning_rate (now "
-                f"{self.learning_rate}) or scale the features."
+                f"{losses[i]} (training diverged). " + _divergence_hint(self)
             )
         rec = {
             "round": rnd,
@@ -453,11 +510,17 @@ class _BaseFederated(BaseEstimator):
             )
 
     def _run(self, X, y, client_id, sample_weight, n_rounds, first, stacklevel=3):
+        """``n_rounds`` rounds, or (``None``) up to the round budget with
+        early stopping."""
         data, ctx = self._setup(X, y, client_id, sample_weight, first)
+        early = n_rounds is None
+        if early:
+            n_rounds = self._planned_rounds
         if first:
             self._jobs = None
-            p = data.n / data.n.sum()
+            p = data.size / data.size.sum()
             self._loss0 = float(np.sum(p * self._server_losses(data)[2]))
+            self._best_loss, self._no_improvement = np.inf, 0
         if self.strategy_._asynchronous and (
             self.clients_per_round is not None or self.deadline is not None
         ):
@@ -470,12 +533,26 @@ class _BaseFederated(BaseEstimator):
         self._empty_rounds = 0
         # overflow is caught by the explicit finiteness checks, which name
         # the round and the client
+        stopped = False
         with np.errstate(over="ignore", invalid="ignore"):
             for _ in range(n_rounds):
                 if self.strategy_._asynchronous:
                     self._async_round(data, ctx)
                 else:
                     self._sync_round(data, ctx)
+                if self._no_change(self.history_[-1]["loss"]) and early:
+                    stopped = True
+                    break
+        self.n_iter_ = len(self.history_)
+        if early and not stopped:
+            warnings.warn(
+                f"n_rounds='auto' used its whole budget of {n_rounds} rounds "
+                f"and the training loss was still improving by more than "
+                f"tol={self.tol}: raise learning_rate or local_steps, or pass "
+                "n_rounds=<int> for a longer run.",
+                ConvergenceWarning,
+                stacklevel=stacklevel,
+            )
         if self._empty_rounds:
             warnings.warn(
                 f"{self._empty_rounds} of {n_rounds} rounds had no client "
@@ -498,7 +575,8 @@ class _BaseFederated(BaseEstimator):
 
     @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y, client_id=None, sample_weight=None):
-        """Train the model across simulated clients for ``n_rounds`` rounds.
+        """Train the model across simulated clients for ``n_rounds`` rounds
+        (``"auto"``: until the training loss stops improving).
 
         Parameters
         ----------
@@ -510,17 +588,20 @@ class _BaseFederated(BaseEstimator):
             Client of each row. Given, it defines the clients (whatever
             ``partition``); routed like ``groups`` by metadata routing.
         sample_weight : array-like of shape (n_samples,), default=None
-            Row weights inside each client's loss.
+            Non-negative row weights: each client's loss is the weighted
+            mean, and a client's share in the aggregation is its total
+            weight (an integer weight is a repeated row; see Notes).
 
         Returns
         -------
         self : object
         """
         xp = get_namespace(X)
-        X, y = validate_data(self, X, y, dtype=[xp.float64, xp.float32])
+        X, y = self._validate(xp, X, y, reset=True)
         # warnings point at the caller (past sklearn's fit wrapper)
+        n_rounds = None if self.n_rounds == "auto" else self.n_rounds
         return self._run(
-            X, y, client_id, sample_weight, self.n_rounds, first=True, stacklevel=4
+            X, y, client_id, sample_weight, n_rounds, first=True, stacklevel=4
         )
 
     def partial_fit(self, X, y, client_id=None, sample_weight=None, **kwargs):
@@ -549,14 +630,31 @@ class _BaseFederated(BaseEstimator):
             self._validate_params()
             self._partial_classes = kwargs.get("classes")
         xp = get_namespace(X)
-        X, y = validate_data(self, X, y, dtype=[xp.float64, xp.float32], reset=first)
+        X, y = self._validate(xp, X, y, reset=first)
         return self._run(X, y, client_id, sample_weight, 1, first=first)
+
+    def _validate(self, xp, X, y="no_validation", reset=True):
+        """validate_data; sparse input (a OneHotEncoder's output) is made
+        dense, as the client engine works on dense padded arrays."""
+        out = validate_data(
+            self, X, y, dtype=[xp.float64, xp.float32], reset=reset, densify=True
+        )
+        Xv = out if isinstance(y, str) and y == "no_validation" else out[0]
+        big = float(xp.max(xp.abs(Xv))) if Xv.shape[0] and Xv.shape[1] else 0.0
+        limit = float(np.sqrt(np.finfo(to_numpy(Xv[:1, :1]).dtype).max)) / 1e3
+        if big > limit:
+            raise ValueError(
+                f"X has values of magnitude {big:.3g}, beyond {limit:.3g}: the "
+                "squared loss and its gradients overflow. Scale your features, "
+                "e.g. with sklearn.preprocessing.StandardScaler."
+            )
+        return out
 
     def _decision(self, X, method="predict"):
         check_is_fitted(self)
         check_same_namespace(X, self, attribute="_coef_xp", method=method)
         xp = get_namespace(X)
-        X = validate_data(self, X, dtype=[xp.float64, xp.float32], reset=False)
+        X = self._validate(xp, X, reset=False)
         coef = self._coef_xp
         if is_numpy_namespace(xp):  # fitted under dispatch, used without it
             coef = to_numpy(coef)
@@ -696,8 +794,21 @@ class FederatedClassifier(ClassifierMixin, _BaseFederated):
         How rows are split across clients.
     dirichlet_alpha : float, default=0.5
         Concentration of the Dirichlet label split (small is more skewed).
-    n_rounds : int, default=20
+    n_rounds : int or "auto", default="auto"
         Communication rounds (asynchronous: ``n_clients`` arrivals each).
+        An int runs exactly that many rounds (the papers' fixed-round
+        setting; ``tol`` is not used). ``"auto"`` runs until the training
+        loss stops improving (``tol``, ``n_iter_no_change``), within a budget
+        of ``max(200, ceil(200 * n_max / (local_steps * batch_size)))``
+        rounds, ``n_max`` the largest client's rows: at least 200 rounds and
+        200 local epochs of every client, as MLPClassifier's ``max_iter=200``.
+        The budget is also the horizon ``T`` of MasFL's ``"auto"`` rates.
+    tol : float, default=1e-3
+        With ``n_rounds="auto"``: a round improves when the training loss
+        (``history_[-1]["loss"]``) falls below the best so far minus ``tol``.
+    n_iter_no_change : int, default=10
+        With ``n_rounds="auto"``: stop after more than this many rounds in a
+        row without improvement (MLPClassifier's rule, in rounds).
     local_steps : int, array-like of shape (n_clients,) or "uniform", default=10
         Local SGD steps per round: one for all, one per client, or drawn from
         ``U{1..20}`` per client and round.
@@ -767,9 +878,26 @@ class FederatedClassifier(ClassifierMixin, _BaseFederated):
         Server-side state of the strategy (flows, controls, momentum, ...).
     n_features_in_ : int
         Number of features seen in fit.
+    n_iter_ : int
+        Rounds run so far (``len(history_)``).
 
     Notes
     -----
+    Defaults for a drop-in (issue 34): ``n_rounds="auto"``
+    (was 20 fixed rounds) runs up to a data-sized budget with MLP's early
+    stopping on the training loss; measured on iris, 20 rounds gave 0.895
+    test accuracy against LogisticRegression's and MLPClassifier's 0.974,
+    ``"auto"`` stops after about 90 rounds at 0.974 (the table for nine real
+    data sets is in the user guide). The papers' setting is a fixed number
+    of rounds: pass ``n_rounds=<int>``, as the benchmark does.
+
+    ``sample_weight`` weighs the rows inside each client's mean loss
+    (``sum_j w_j l_j / sum_j w_j``), the clients' shares ``p_i`` are their
+    total weights, and mini-batches draw rows with probability proportional
+    to their weight: an integer weight is the row repeated (exactly so with
+    ``batch_size=None`` and given clients; the random Dirichlet/IID split of
+    rows cannot be). Sparse input is made dense.
+
     With array API
     dispatch on, the client engine and the fitted attributes follow the input
     namespace and device; mini-batch indices are drawn with NumPy.
@@ -801,7 +929,7 @@ class FederatedClassifier(ClassifierMixin, _BaseFederated):
     def _strata(self, y_np):
         return np.unique(y_np, return_inverse=True)[1].ravel()
 
-    def _targets(self, xp, X, y, first):
+    def _targets(self, xp, X, y, first, sw):
         y_np = np.asarray(to_numpy(y)).ravel()
         check_classification_targets(y_np)
         if first:
@@ -813,6 +941,12 @@ class FederatedClassifier(ClassifierMixin, _BaseFederated):
                 raise ValueError(
                     "FederatedClassifier needs at least 2 classes in y; got "
                     f"{self.classes_.shape[0]} class."
+                )
+            n_weighted = np.unique(y_np[sw > 0]).shape[0]
+            if classes is None and n_weighted < 2:
+                raise ValueError(
+                    "FederatedClassifier needs at least 2 classes with a positive "
+                    f"sample_weight; the weighted rows hold {n_weighted} class."
                 )
         classes = np.asarray(to_numpy(self.classes_))
         missing = np.setdiff1d(np.unique(y_np), classes)
@@ -861,6 +995,7 @@ class FederatedClassifier(ClassifierMixin, _BaseFederated):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.array_api_support = True
+        tags.input_tags.sparse = True
         return tags
 
 
@@ -881,8 +1016,21 @@ class FederatedRegressor(RegressorMixin, _BaseFederated):
         How rows are split across clients.
     dirichlet_alpha : float, default=0.5
         Concentration of the Dirichlet split.
-    n_rounds : int, default=20
-        Communication rounds.
+    n_rounds : int or "auto", default="auto"
+        Communication rounds (asynchronous: ``n_clients`` arrivals each).
+        An int runs exactly that many rounds (the papers' fixed-round
+        setting; ``tol`` is not used). ``"auto"`` runs until the training
+        loss stops improving (``tol``, ``n_iter_no_change``), within a budget
+        of ``max(200, ceil(200 * n_max / (local_steps * batch_size)))``
+        rounds, ``n_max`` the largest client's rows: at least 200 rounds and
+        200 local epochs of every client, as MLPClassifier's ``max_iter=200``.
+    tol : float, default=1e-3
+        With ``n_rounds="auto"``: a round improves when the training loss
+        (``history_[-1]["loss"]``, in standardised units with
+        ``standardize_target``) falls below the best so far minus ``tol``.
+    n_iter_no_change : int, default=10
+        With ``n_rounds="auto"``: stop after more than this many rounds in a
+        row without improvement (MLPClassifier's rule, in rounds).
     local_steps : int, array-like of shape (n_clients,) or "uniform", default=10
         Local steps per round.
     learning_rate : float, default=0.1
@@ -921,6 +1069,9 @@ class FederatedRegressor(RegressorMixin, _BaseFederated):
         Probability that a client's reply is lost (seeded): a synchronous
         participant does not report that round; an asynchronous job's
         result never arrives and the client is dispatched again.
+    standardize_target : bool, default=True
+        Train on ``(y - mean) / std`` (weighted by ``sample_weight``) and
+        predict in ``y``'s units; ``False`` trains on the raw target.
 
     Attributes
     ----------
@@ -946,6 +1097,25 @@ class FederatedRegressor(RegressorMixin, _BaseFederated):
         Server-side state of the strategy.
     n_features_in_ : int
         Number of features seen in fit.
+    n_iter_ : int
+        Rounds run so far (``len(history_)``).
+    target_mean_, target_scale_ : float
+        The (weighted) mean and standard deviation the target was
+        standardised with (0 and 1 with ``standardize_target=False``; a
+        constant target is only centred).
+
+    Notes
+    -----
+    Defaults for a drop-in (issue 34): the target is standardised inside
+    (``standardize_target=True``, from the first call's rows under
+    ``partial_fit``); the scaling is folded back into the output layer, so
+    ``coef_``, ``intercept_`` (``coefs_``/``intercepts_``) and ``predict``
+    are in ``y``'s units, while ``history_``'s losses are in standardised
+    units. For the linear model this changes nothing but the loss scale
+    (least squares with an unpenalised intercept is equivariant in ``y``):
+    it is what makes ``tol`` and the MLP model (``model="mlp"``) work on a
+    price in the hundreds of thousands. ``n_rounds="auto"`` and
+    ``sample_weight`` as in :class:`FederatedClassifier`.
 
     Examples
     --------
@@ -963,13 +1133,94 @@ class FederatedRegressor(RegressorMixin, _BaseFederated):
     def _strata(self, y_np):
         return _strata(y_np)
 
-    def _targets(self, xp, X, y, first):
+    _parameter_constraints = {
+        **_BaseFederated._parameter_constraints,
+        "standardize_target": ["boolean"],
+    }
+
+    def __init__(
+        self,
+        strategy=None,
+        *,
+        n_clients=10,
+        partition="dirichlet",
+        dirichlet_alpha=0.5,
+        n_rounds="auto",
+        tol=1e-3,
+        n_iter_no_change=10,
+        local_steps=10,
+        learning_rate=0.1,
+        batch_size=32,
+        alpha=1e-4,
+        concurrency=None,
+        random_state=None,
+        verbose=0,
+        model="linear",
+        hidden_units=16,
+        clients_per_round=None,
+        deadline=None,
+        stragglers="partial",
+        dropout=0.0,
+        standardize_target=True,
+    ):
+        super().__init__(
+            strategy,
+            n_clients=n_clients,
+            partition=partition,
+            dirichlet_alpha=dirichlet_alpha,
+            n_rounds=n_rounds,
+            tol=tol,
+            n_iter_no_change=n_iter_no_change,
+            local_steps=local_steps,
+            learning_rate=learning_rate,
+            batch_size=batch_size,
+            alpha=alpha,
+            concurrency=concurrency,
+            random_state=random_state,
+            verbose=verbose,
+            model=model,
+            hidden_units=hidden_units,
+            clients_per_round=clients_per_round,
+            deadline=deadline,
+            stragglers=stragglers,
+            dropout=dropout,
+        )
+        self.standardize_target = standardize_target
+
+    def _targets(self, xp, X, y, first, sw):
         y = xp.asarray(y, dtype=X.dtype, device=_device(X))
         if y.ndim != 1:
             y = xp.reshape(y, (-1,))
-        return xp.reshape(y, (-1, 1)), to_numpy(y)
+        y_np = to_numpy(y)
+        if first:
+            mean, scale = 0.0, 1.0
+            if self.standardize_target:
+                mean, scale = map(float, target_mean_scale(y_np, sw))
+            self.target_mean_, self.target_scale_ = mean, scale
+        if self.target_mean_ != 0.0 or self.target_scale_ != 1.0:
+            y = (y - self.target_mean_) / self.target_scale_
+        return xp.reshape(y, (-1, 1)), y_np
 
     def _set_coef(self, W):
+        mean = getattr(self, "target_mean_", 0.0)
+        scale = getattr(self, "target_scale_", 1.0)
+        if mean != 0.0 or scale != 1.0:
+            # the output layer is linear: fold the target's scale and mean
+            # into it, so that coef_ / intercept_ and predict are in y's units
+            xp = get_namespace(W)
+            start = (
+                0
+                if self.model == "linear"
+                else (self.n_features_in_ + 1) * (self.hidden_units)
+            )
+            mult = np.ones(tuple(W.shape))
+            mult[start:, 0] = scale
+            shift = np.zeros(tuple(W.shape))
+            shift[-1, 0] = mean
+            dev = _device(W)
+            W = W * xp.asarray(mult, dtype=W.dtype, device=dev) + xp.asarray(
+                shift, dtype=W.dtype, device=dev
+            )
         self._coef_xp = W
         if self.model == "mlp":
             return self._set_layers(W)
@@ -983,4 +1234,5 @@ class FederatedRegressor(RegressorMixin, _BaseFederated):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.array_api_support = True
+        tags.input_tags.sparse = True
         return tags

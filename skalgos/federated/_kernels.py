@@ -18,13 +18,20 @@ class ClientData:
     """Padded per-client data: ``X`` (c, m, d+1), ``Y`` (c, m, k), ``w`` (c, m).
 
     ``w`` holds the sample weights (0 on padding rows), ``n`` the client sizes
-    (NumPy int array), ``task`` is ``"classification"`` or ``"regression"``,
+    in rows (NumPy int array), ``size`` the clients' total sample weight
+    (NumPy floats; ``n`` for unit weights): losses and gradients are
+    weighted means (``sum_j w_j l_j / size``) and the clients' shares
+    ``p_i`` are ``size_i / sum(size)``, so an integer weight is a repeated
+    row. ``task`` is ``"classification"`` or ``"regression"``,
     ``hidden`` is ``None`` (linear model) or the hidden width of the MLP, whose
     parameters are packed in one column (see :func:`unpack`).
     """
 
-    def __init__(self, xp, X, Y, w, n, task, alpha, hidden=None):
+    def __init__(self, xp, X, Y, w, n, task, alpha, hidden=None, w_np=None):
         self.xp, self.X, self.Y, self.w, self.n = xp, X, Y, w, n
+        # NumPy copy of the weights: the mini-batch draws are made with NumPy
+        self.w_np = np.asarray(to_numpy(w) if w_np is None else w_np, dtype=float)
+        self.size = self.w_np.sum(axis=1)
         self.task, self.alpha, self.hidden = task, alpha, hidden
         self.device = _device(X)
         d1, k = X.shape[-1], Y.shape[-1]
@@ -37,7 +44,7 @@ class ClientData:
             reg[1][-1] = 0.0
             reg = np.concatenate([reg[0].ravel(), reg[1].ravel()])[:, None]
         self.reg = xp.asarray(reg, dtype=X.dtype, device=self.device)
-        self.n_float = xp.asarray(n, dtype=X.dtype, device=self.device)
+        self.n_float = xp.asarray(self.size, dtype=X.dtype, device=self.device)
 
     def subset(self, idx):
         """The data of clients ``idx`` (a list of ints)."""
@@ -52,6 +59,7 @@ class ClientData:
             self.task,
             self.alpha,
             self.hidden,
+            w_np=self.w_np[np.asarray(idx)],
         )
 
 
@@ -140,16 +148,21 @@ def client_losses(data, W):
 
 
 def client_accuracy(data, W):
-    """Per-client accuracy (classification) as a (c,) array."""
+    """Per-client (weighted) accuracy (classification) as a (c,) array."""
     xp = data.xp
     Z = _scores(data, W)[0]
     hit = xp.astype(xp.argmax(Z, axis=-1) == xp.argmax(data.Y, axis=-1), W.dtype)
-    mask = xp.astype(data.w > 0, W.dtype)
-    return xp.sum(hit * mask, axis=1) / data.n_float
+    return xp.sum(hit * data.w, axis=1) / data.n_float
 
 
 def _batch_weights(data, batch_size, rng):
-    """Row weights and normaliser of one mini-batch step for every client."""
+    """Row weights and normaliser of one mini-batch step for every client.
+
+    Rows are drawn with probability ``w_j / size`` (uniformly for equal
+    weights), as drawing from the data with every row repeated ``w_j``
+    times; each draw then counts once, so the step is an unbiased estimate
+    of the weighted mean gradient.
+    """
     xp = data.xp
     n = data.n
     if batch_size is None or np.all(batch_size >= n):
@@ -158,10 +171,15 @@ def _batch_weights(data, batch_size, rng):
     b = np.minimum(batch_size, n)
     counts = np.zeros((c, m))
     for i in range(c):  # O(c * b) index draws; the heavy algebra stays batched
-        np.add.at(counts[i], rng.randint(0, n[i], size=b[i]), 1.0)
+        wi = data.w_np[i, : n[i]]
+        if np.all(wi == wi[0]):  # equal weights (a client's total is > 0)
+            np.add.at(counts[i], rng.randint(0, n[i], size=b[i]), 1.0)
+        else:
+            draw = rng.choice(n[i], size=b[i], p=wi / wi.sum())
+            np.add.at(counts[i], draw, 1.0)
     counts = xp.asarray(counts, dtype=data.X.dtype, device=data.device)
     denom = xp.asarray(b, dtype=data.X.dtype, device=data.device)
-    return counts * data.w, denom
+    return counts, denom
 
 
 def local_sgd(

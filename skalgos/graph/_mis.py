@@ -113,6 +113,19 @@ def _validate_graph(G, *, name="G", ignore_diagonal=False, estimator=None):
     elif getattr(G, "shape", None) != (0, 0) and not (
         isinstance(G, (list, tuple)) and len(G) == 0
     ):
+        dtypes = getattr(G, "dtypes", None)
+        if dtypes is not None and hasattr(dtypes, "items"):
+            bad = [
+                str(c)
+                for c, t in dtypes.items()
+                if getattr(t, "kind", "O") not in "biuf"
+            ]
+            if bad:
+                raise TypeError(
+                    f"{name} must be a numeric adjacency matrix; the DataFrame has "
+                    f"non-numeric column(s) {bad[:5]}. Pass the adjacency as numbers "
+                    "(or a networkx graph / scipy sparse matrix)."
+                )
         kwargs = dict(
             accept_sparse=True,
             dtype="numeric",

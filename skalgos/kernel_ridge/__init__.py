@@ -5,7 +5,12 @@ isometrically on a sphere, a torus or a product of these, at a cost polynomial
 in the number of group generators.
 """
 
-from ._bases import ProductBasis, SphereHarmonics, TorusFourier
+from ._bases import (
+    LiftedSphereHarmonics,
+    ProductBasis,
+    SphereHarmonics,
+    TorusFourier,
+)
 from ._group_average import GroupAveragedKernelRidge
 from ._groups import CyclicGroup, FiniteGroup, PermutationGroup, SignFlipGroup
 from ._invariance import invariance_discrepancy
@@ -23,6 +28,7 @@ __all__ = [
     "InvariantKernelClassifier",
     "InvariantKernelRidge",
     "InvariantSpectralFeatures",
+    "LiftedSphereHarmonics",
     "PermutationGroup",
     "ProductBasis",
     "SignFlipGroup",

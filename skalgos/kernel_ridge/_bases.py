@@ -308,10 +308,32 @@ class SphereHarmonics(_BasisBase):
         out._validate()
         return out
 
+    def with_degree(self, degree):
+        return SphereHarmonics(self.dim, degree, self.project)
+
     def _validate(self):
         _check_int(self.dim, "SphereHarmonics dim", 2)
         if not (isinstance(self.max_degree, str) and self.max_degree == "auto"):
             _check_int(self.max_degree, "SphereHarmonics max_degree", 0)
+
+    def eigenspaces(self):
+        """``(start, stop, eigenvalue)`` of each degree, from the counts alone.
+
+        Degree ``k`` has eigenvalue ``k (k + dim - 2)`` and
+        ``harmonic_dimension(k, dim)`` functions, so the spectrum (what the
+        memory check needs) is known without building the index tables, which
+        for a wide table at a high degree take minutes.
+        """
+        self._validate()
+        if self.max_degree == "auto":
+            return super().eigenspaces()  # raises the resolve-first error
+        out, start = [], 0
+        for k in range(self.max_degree + 1):
+            stop = start + harmonic_dimension(k, self.dim)
+            if stop > start:
+                out.append((start, stop, float(k * (k + self.dim - 2))))
+            start = stop
+        return out
 
     def _build(self):
         self._validate()
@@ -372,6 +394,137 @@ class SphereHarmonics(_BasisBase):
             )
         if np.abs(b).max() > 0:
             raise ValueError("A sphere admits no translations; the group has some.")
+
+
+class LiftedSphereHarmonics(SphereHarmonics):
+    """Spherical harmonics of ordinary feature vectors, lifted onto ``S^dim``.
+
+    A row ``x`` of ``R^dim`` is mapped to the unit sphere of ``R^(dim+1)`` by
+    ``z = (x / scale, 1) / sqrt(1 + ||x / scale||^2)`` (the inverse gnomonic
+    projection onto the upper hemisphere) and the harmonics of degree
+    ``<= max_degree`` are evaluated at ``z``. The map is one-to-one, so no
+    information is lost (unlike the radial ``SphereHarmonics(project=True)``,
+    which discards ``||x||``), and degree ``k`` spans the polynomials of
+    degree ``<= k`` in ``(x / scale, 1)`` divided by ``(1 + ||x/scale||^2)^(k/2)``:
+    a bounded polynomial kernel. This is the default of the Spec-Avg
+    estimators on rows that are not on the unit sphere (ours, not the
+    paper's: the paper assumes data on the manifold).
+
+    An orthogonal ``x -> A x`` (permutations, sign flips) acts on ``z`` as the
+    orthogonal ``diag(A, 1)``, so the groups of :class:`SphereHarmonics` keep
+    their exact invariance here.
+
+    Parameters
+    ----------
+    dim : int or None, default=None
+        Number of features (the sphere is ``S^dim`` in ``R^(dim+1)``).
+    max_degree : int or "auto", default=4
+        Largest harmonic degree kept (``"auto"`` as in :class:`SphereHarmonics`).
+    scale : float, default=1.0
+        Length scale of the lift; the estimators set it to the root mean
+        squared row norm of the training ``X``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skalgos.kernel_ridge import LiftedSphereHarmonics
+    >>> basis = LiftedSphereHarmonics(dim=2, max_degree=2, scale=3.0)
+    >>> basis.n_functions  # the degree-<=2 harmonics of S^2
+    9
+    >>> basis.evaluate(np.array([[10.0, -4.0]])).shape
+    (1, 9)
+    """
+
+    _param_names = ("dim", "max_degree", "scale")
+
+    def __init__(self, dim=None, max_degree=4, scale=1.0):
+        self.dim = dim
+        self.max_degree = max_degree
+        self.scale = scale
+
+    @property
+    def manifold_dim(self):
+        return self.dim
+
+    @property
+    def project(self):  # the sphere code paths read it; lifting never fails
+        return True
+
+    def resolve(self, n_features):
+        dim = n_features if self.dim is None else self.dim
+        out = LiftedSphereHarmonics(dim, self.max_degree, self.scale)
+        out._validate()
+        return out
+
+    def with_degree(self, degree):
+        return LiftedSphereHarmonics(self.dim, degree, self.scale)
+
+    def _validate(self):
+        _check_int(self.dim, "LiftedSphereHarmonics dim", 1)
+        if not (isinstance(self.max_degree, str) and self.max_degree == "auto"):
+            _check_int(self.max_degree, "LiftedSphereHarmonics max_degree", 0)
+        if not (
+            isinstance(self.scale, (int, float, np.floating, np.integer))
+            and math.isfinite(self.scale)
+            and self.scale > 0
+        ):
+            raise ValueError(
+                f"LiftedSphereHarmonics scale must be a positive float; got {self.scale!r}."
+            )
+
+    def _build(self):
+        self._validate()
+        if self.max_degree == "auto":
+            raise ValueError(
+                "LiftedSphereHarmonics(max_degree='auto') is resolved by the "
+                "Spec-Avg estimators at fit; give an int max_degree to evaluate it."
+            )
+        levels, trig, norms, lam = _sphere_indices(self.dim + 1, self.max_degree)
+        return lam, levels, trig, norms
+
+    def lift(self, X):
+        """The points ``z`` on the unit sphere of ``R^(dim+1)``."""
+        X = np.asarray(X, dtype=np.float64) / float(self.scale)
+        Z = np.concatenate([X, np.ones((X.shape[0], 1))], axis=1)
+        return np.ascontiguousarray(Z / np.linalg.norm(Z, axis=1, keepdims=True))
+
+    def _eval(self, X):
+        from ._kernels import sphere_harmonics_cpu
+
+        lam, levels, trig, norms = self._built()
+        out = np.empty((X.shape[0], lam.shape[0]))
+        sphere_harmonics_cpu(self.lift(X), self.max_degree, levels, trig, norms, out)
+        return out
+
+    def check_points(self, X):
+        X = np.asarray(X, dtype=np.float64)
+        if X.ndim == 2 and not np.isfinite(X).all():
+            raise ValueError("LiftedSphereHarmonics needs finite feature values.")
+        return X
+
+    def sample(self, n_samples, random_state=None):
+        """Points whose lifts are uniform on the upper hemisphere."""
+        rng = np.random.default_rng(random_state)
+        Z = rng.standard_normal((n_samples, self.dim + 1))
+        Z[:, -1] = np.abs(Z[:, -1]) + 1e-3
+        return float(self.scale) * Z[:, :-1] / Z[:, -1:]
+
+    def check_element(self, A, b):
+        if A.shape != (self.dim, self.dim) or b.shape != (self.dim,):
+            raise ValueError(
+                f"A group element acts on R^{A.shape[0]}, but X has "
+                f"n_features={self.dim}; give a group of dimension {self.dim}."
+            )
+        if not _is_orthogonal(A):
+            raise ValueError(
+                "Group elements must be orthogonal matrices (A^T A = I) to act on "
+                "the lifted sphere; got a matrix with |A^T A - I| = "
+                f"{np.abs(A.T @ A - np.eye(self.dim)).max():.3g}."
+            )
+        if np.abs(b).max() > 0:
+            raise ValueError(
+                "The lifted sphere admits no translations; the group has some."
+            )
 
 
 # ---------------------------------------------------------------------------

@@ -37,7 +37,7 @@ from ..utils._backend import (
     to_numpy,
 )
 from ..utils.validation import validate_data
-from ._bases import SphereHarmonics, _BasisBase
+from ._bases import LiftedSphereHarmonics, SphereHarmonics, _BasisBase
 from ._groups import _GroupBase
 
 __all__ = [
@@ -55,6 +55,23 @@ __all__ = [
 #: Largest degree ``max_degree="auto"`` considers (a compute guard in low
 #: dimension, where the harmonic count grows slowly).
 AUTO_MAX_DEGREE = 20
+
+
+def _default_basis(X):
+    """The basis ``basis=None`` stands for, from the training rows.
+
+    Rows on the unit sphere (every norm within ``1e-4`` of 1, the paper's
+    setting): ``SphereHarmonics(max_degree="auto")``. Any other real table:
+    ``LiftedSphereHarmonics(max_degree="auto")`` with ``scale`` the root mean
+    squared row norm, a one-to-one map of ``R^d`` onto a hemisphere of
+    ``S^d``, so nothing is lost and nothing raises.
+    """
+    Xn = np.asarray(to_numpy(X), dtype=np.float64)
+    norm = np.linalg.norm(Xn, axis=1)
+    if Xn.shape[1] >= 2 and np.all(np.abs(norm - 1.0) <= 1e-4):
+        return SphereHarmonics(max_degree="auto")
+    scale = float(np.sqrt(np.mean(norm**2)))
+    return LiftedSphereHarmonics(max_degree="auto", scale=scale if scale > 0 else 1.0)
 
 
 def _resolve(basis, group, n_features):
@@ -126,20 +143,28 @@ def _is_auto(basis):
     return isinstance(basis, SphereHarmonics) and basis.max_degree == "auto"
 
 
-def _auto_degree_cap(dim, n_samples):
+def _auto_degree_cap(dim, n_samples, memory_budget=None, n_gens=0):
     """Largest degree whose harmonic count ``D`` stays ``<= max(n, dim + 1)``.
 
-    ``D <= n`` bounds the cost of the fit (the projectors cost ``O(m^3)`` in
-    the largest eigenspace ``m``) by the data size; the statistics are left
-    to the cross-validation over the degrees below the cap.
+    ``dim`` is the ambient dimension of the sphere. ``D <= n`` bounds the
+    cost of the fit (the projectors cost ``O(m^3)`` in the largest
+    eigenspace ``m``) by the data size; the statistics are left to the
+    cross-validation over the degrees below the cap. The degree is also
+    capped so that the estimated arrays fit ``memory_budget`` (bytes), from
+    the counts alone (nothing is allocated).
     """
     from ._bases import harmonic_dimension
 
-    budget, total, degree = max(int(n_samples), dim + 1), 0, -1
+    limit, total, degree = max(int(n_samples), dim + 1), 0, -1
     while degree < AUTO_MAX_DEGREE:
-        total += harmonic_dimension(degree + 1, dim)
-        if total > budget:
+        m = harmonic_dimension(degree + 1, dim)
+        total += m
+        if total > limit:
             break
+        if memory_budget is not None and degree >= 1:
+            need = 8 * (total * total + int(n_samples) * total + (n_gens + 2) * m * m)
+            if need > memory_budget:
+                break
         degree += 1
     return max(degree, 1)
 
@@ -249,6 +274,46 @@ def invariant_basis(
     return _invariant_blocks(basis_, group_, spaces, rank_tol)
 
 
+#: Default ``memory_budget`` of the estimators, in GiB.
+MEMORY_BUDGET_GIB = 2.0
+
+
+def _estimated_bytes(spaces, group, n_samples):
+    """Float64 bytes of the largest arrays a fit builds, from the sizes alone.
+
+    The projector (``D x n_invariant``, at most ``D x D``), the feature matrix
+    (``n_samples x D``) and, per eigenspace of size ``m``, its ``m x m``
+    action matrices (one per generator) and fixed-space basis.
+    """
+    D = spaces[-1][1]
+    m = max(stop - start for start, stop, _ in spaces)
+    n_gens = 0 if group is None else len(group.generating_set())
+    return 8 * (D * D + int(n_samples) * D + (n_gens + 2) * m * m)
+
+
+def _check_memory(spaces, group, n_samples, budget):
+    """Refuse a fit whose arrays would exceed ``budget`` bytes, before allocating.
+
+    ``budget=None`` is no limit.
+    """
+    if budget is None:
+        return
+    need = _estimated_bytes(spaces, group, n_samples)
+    if need > budget:
+        D = spaces[-1][1]
+        raise MemoryError(
+            f"This fit would keep D={D} basis functions (largest eigenspace "
+            f"{max(b - a for a, b, _ in spaces)}) and allocate about "
+            f"{need / 1024**3:.1f} GiB, above the budget of "
+            f"{budget / 1024**3:.3g} GiB (memory_budget). Lower the degree "
+            "(max_degree=... of the basis, or max_degree='auto', which caps "
+            "itself to the budget), cap the basis with n_basis= or "
+            "max_eigenvalue=, reduce the number of features (the harmonic "
+            "count grows like n_features**degree), or raise memory_budget "
+            "(None: no limit)."
+        )
+
+
 def _invariant_blocks(basis, group, spaces, rank_tol):
     gens = [] if group is None else group.generating_set()
     mats = basis.actions(gens, spaces=spaces) if gens else []
@@ -273,22 +338,33 @@ _BASIS_CONSTRAINTS = {
     "smoothness": [Interval(Real, 0, None, closed="neither"), None],
     "weights": [StrOptions({"sobolev", "none"})],
     "rank_tol": [Interval(Real, 0, 1, closed="neither")],
+    "memory_budget": [Interval(Real, 0, None, closed="neither"), None],
 }
 
 
 class _SpectralBase(BaseEstimator):
     """Fits the invariant basis and builds invariant feature matrices."""
 
+    def _budget_bytes(self):
+        gib = self.memory_budget
+        return None if gib is None else float(gib) * 1024**3
+
     def _fit_basis(self, X, n_samples, weights, basis=None):
         basis = self.basis if basis is None else basis
+        if basis is None:
+            basis = _default_basis(X)
         basis_, group_ = _resolve(basis, self.group, X.shape[1])
         if _is_auto(basis_):  # no targets here: the size rule alone
-            cap = _auto_degree_cap(basis_.dim, n_samples)
-            basis_ = SphereHarmonics(basis_.dim, cap, basis_.project)
+            n_gens = 0 if group_ is None else len(group_.generating_set())
+            cap = _auto_degree_cap(
+                basis_.manifold_dim + 1, n_samples, self._budget_bytes(), n_gens
+            )
+            basis_ = basis_.with_degree(cap)
             self.max_degree_ = cap
         spaces = _kept_spaces(
             basis_, self.n_basis, self.max_eigenvalue, n_samples, self.smoothness
         )
+        _check_memory(spaces, group_, n_samples, self._budget_bytes())
         blocks = _invariant_blocks(basis_, group_, spaces, self.rank_tol)
         D = spaces[-1][1]
         alpha = 2.0 * _smoothness(self.smoothness, basis_) / basis_.manifold_dim
@@ -370,6 +446,12 @@ class InvariantSpectralFeatures(TransformerMixin, _SpectralBase):
         ``lambda``), so that their inner product is the truncated Sobolev kernel.
     rank_tol : float, default=1e-10
         Relative tolerance of the invariant null-space computation.
+    memory_budget : float or None, default=2.0
+        GiB the fit may allocate for its basis, projector and feature arrays,
+        estimated from the eigenspace sizes before anything is allocated. A
+        fixed-degree basis above it raises a ``MemoryError`` that names the
+        estimate and the fixes; ``max_degree="auto"`` (the default) caps its
+        candidate degrees to fit it. ``None`` is no limit.
 
     Attributes
     ----------
@@ -420,6 +502,7 @@ class InvariantSpectralFeatures(TransformerMixin, _SpectralBase):
         smoothness=None,
         weights="none",
         rank_tol=1e-10,
+        memory_budget=MEMORY_BUDGET_GIB,
     ):
         self.basis = basis
         self.group = group
@@ -428,6 +511,7 @@ class InvariantSpectralFeatures(TransformerMixin, _SpectralBase):
         self.smoothness = smoothness
         self.weights = weights
         self.rank_tol = rank_tol
+        self.memory_budget = memory_budget
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
@@ -507,7 +591,7 @@ class _InvariantRegressorBase(_SpectralBase):
         """Fit on float ``X`` and a 2-d float target ``Y`` (same namespace)."""
         xp, dtype = self._fit_basis(X, X.shape[0], self._weights())
         self.degree_scores_ = None
-        if _is_auto(_resolve(self.basis, None, X.shape[1])[0]):
+        if self.basis is None or _is_auto(self.basis):
             self._choose_degree(X, Y, sample_weight)
         Psi = self._features(X)
         Y = xp.astype(Y, dtype)
@@ -565,7 +649,7 @@ class _InvariantRegressorBase(_SpectralBase):
         )
         self.degree_scores_ = scores
         if best != self.max_degree_:
-            basis = SphereHarmonics(self.basis_.dim, best, self.basis_.project)
+            basis = self.basis_.with_degree(best)
             self._fit_basis(X, X.shape[0], self._weights(), basis=basis)
         self.max_degree_ = best
 
@@ -627,6 +711,12 @@ class InvariantKernelRidge(RegressorMixin, _InvariantRegressorBase):
         Subtract the mean of ``y`` before fitting (and add it back).
     rank_tol : float, default=1e-10
         Relative tolerance of the invariant null-space computation.
+    memory_budget : float or None, default=2.0
+        GiB the fit may allocate for its basis, projector and feature arrays,
+        estimated from the eigenspace sizes before anything is allocated. A
+        fixed-degree basis above it raises a ``MemoryError`` that names the
+        estimate and the fixes; ``max_degree="auto"`` (the default) caps its
+        candidate degrees to fit it. ``None`` is no limit.
 
     Attributes
     ----------
@@ -723,6 +813,7 @@ class InvariantKernelRidge(RegressorMixin, _InvariantRegressorBase):
         weights="sobolev",
         center_y=True,
         rank_tol=1e-10,
+        memory_budget=MEMORY_BUDGET_GIB,
     ):
         self.basis = basis
         self.group = group
@@ -734,6 +825,7 @@ class InvariantKernelRidge(RegressorMixin, _InvariantRegressorBase):
         self.weights = weights
         self.center_y = center_y
         self.rank_tol = rank_tol
+        self.memory_budget = memory_budget
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
@@ -824,6 +916,12 @@ class InvariantKernelClassifier(ClassifierMixin, _InvariantRegressorBase):
         Centre the encoded labels.
     rank_tol : float, default=1e-10
         Relative tolerance of the invariant null-space computation.
+    memory_budget : float or None, default=2.0
+        GiB the fit may allocate for its basis, projector and feature arrays,
+        estimated from the eigenspace sizes before anything is allocated. A
+        fixed-degree basis above it raises a ``MemoryError`` that names the
+        estimate and the fixes; ``max_degree="auto"`` (the default) caps its
+        candidate degrees to fit it. ``None`` is no limit.
 
     Attributes
     ----------
@@ -876,6 +974,7 @@ class InvariantKernelClassifier(ClassifierMixin, _InvariantRegressorBase):
         weights="sobolev",
         center_y=True,
         rank_tol=1e-10,
+        memory_budget=MEMORY_BUDGET_GIB,
     ):
         self.basis = basis
         self.group = group
@@ -887,6 +986,7 @@ class InvariantKernelClassifier(ClassifierMixin, _InvariantRegressorBase):
         self.weights = weights
         self.center_y = center_y
         self.rank_tol = rank_tol
+        self.memory_budget = memory_budget
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
@@ -922,6 +1022,27 @@ class InvariantKernelClassifier(ClassifierMixin, _InvariantRegressorBase):
         """Invariant scores, shape ``(n_samples,)`` (binary) or ``(n_samples, n_classes)``."""
         out = self._decision(X, "decision_function")
         return out[:, 0] if out.shape[1] == 1 else out
+
+    def predict_proba(self, X):
+        """Softmax of the invariant scores, shape ``(n_samples, n_classes)``.
+
+        Multiclass: ``softmax(decision_function(X))`` over the one-vs-rest
+        scores. Binary: the softmax of ``(-s, s)`` for the score ``s``, i.e.
+        ``sigmoid(2 s)``. The argmax agrees with :meth:`predict` and the
+        probabilities are exactly invariant under the group, but they are
+        **not calibrated** (the scores come from ridge regression onto
+        ``-1/+1`` targets and rarely leave ``[-1, 1]``, so the probabilities
+        are flat); wrap the estimator in
+        :class:`sklearn.calibration.CalibratedClassifierCV` for calibrated
+        ones.
+        """
+        scores = self._decision(X, "predict_proba")
+        xp = get_namespace(scores)
+        if scores.shape[1] == 1:
+            scores = xp.concat([-scores, scores], axis=1)
+        scores = scores - xp.max(scores, axis=1, keepdims=True)
+        e = xp.exp(scores)
+        return e / xp.sum(e, axis=1, keepdims=True)
 
     def predict(self, X):
         """Class with the largest score (exactly invariant under the group)."""

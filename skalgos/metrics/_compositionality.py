@@ -1255,6 +1255,21 @@ or callable, default="auto"
         return list(rng.randint(np.iinfo(np.int32).max, size=self.n_repeats))
 
     def _compute_repeats(self, W, Z):
+        Za = np.asarray(Z)
+        if Za.shape[0] < 2:
+            raise ValueError(
+                "RepresentationalCompositionality needs at least 2 samples: a "
+                "prequential code has nothing to learn from before its first "
+                f"prediction; got n_samples={Za.shape[0]}."
+            )
+        if Za.size and bool(np.all(Za == Za[:1])):
+            # K(Z) = K(Z | W) = 0 up to the cost of naming the constant: C
+            # is 0 / 0, and any number returned would be an artefact.
+            raise ValueError(
+                "y (the representations Z) is constant: K(Z) and K(Z | W) are "
+                "both zero and the compositionality K(Z) / K(Z | W) is "
+                "undefined. Pass representations that vary across samples."
+            )
         runs = []
         for k, state in enumerate(self._repeat_states()):
             if self.verbose and self.n_repeats > 1:

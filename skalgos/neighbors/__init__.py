@@ -1,5 +1,10 @@
 """Diverse k-nearest-neighbour search on a graph index (Anand, Indyk et al., ICML 2025)."""
 
 from ._diverse import DiverseNearestNeighbors, diverse_kneighbors
+from ._sharded import ShardedDiverseNearestNeighbors
 
-__all__ = ["DiverseNearestNeighbors", "diverse_kneighbors"]
+__all__ = [
+    "DiverseNearestNeighbors",
+    "ShardedDiverseNearestNeighbors",
+    "diverse_kneighbors",
+]

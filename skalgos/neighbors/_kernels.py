@@ -85,7 +85,10 @@ def _greedy_search(
 
     Returns ``(size, n_exp, n_dist, pool_size)``. With ``self_point >= 0`` the
     search starts from that point's neighbours and never reports it (queries
-    of the training points against themselves). The ids of expanded nodes are
+    of the training points against themselves); with ``self_point <= -2`` it
+    starts from the entry points, as a new query does, and never evaluates
+    point ``-self_point - 2`` (the held-out self-queries of
+    ``search_list_size="auto"``). The ids of expanded nodes are
     written to ``exp_out`` (up to its length). ``visited[i] == stamp`` marks
     the evaluated points (an epoch counter: no clearing between queries).
 
@@ -122,6 +125,8 @@ def _greedy_search(
     else:
         node = entries[0]
         only_entry = True
+        if self_point <= -2:  # leave point -self_point - 2 out, start at the entries
+            visited[-self_point - 2] = stamp
     while True:
         if only_entry:
             s = 0

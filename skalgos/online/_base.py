@@ -7,13 +7,16 @@ scikit-learn's usual ``partial_fit`` (every label arrives at once, in order).
 """
 
 import heapq
-from numbers import Real
+import warnings
+from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import ClassifierMixin, RegressorMixin
-from sklearn.utils._param_validation import Interval
+from scipy.special import expit
+from sklearn.base import ClassifierMixin, RegressorMixin, clone
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import type_of_target
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from ..utils.validation import check_delays, float_dtype, validate_data
 
@@ -43,7 +46,7 @@ class _LogisticLoss:
 
     @staticmethod
     def grad(margin, y, x):
-        return (-y / (1.0 + np.exp(y * margin))) * x
+        return (-y * expit(-y * margin)) * x
 
 
 class _DelayedOnlineMixin:
@@ -63,7 +66,59 @@ class _DelayedOnlineMixin:
 
     _protocol_constraints = {
         "fit_intercept": ["boolean"],
+        "max_iter": [StrOptions({"auto"}), Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left"), None],
+        "shuffle": ["boolean"],
+        "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
+        "random_state": ["random_state"],
     }
+
+    # passes of a batch ``fit`` without delays (max_iter="auto"), as SGDRegressor
+    _AUTO_MAX_ITER = 1000
+
+    def _n_passes(self, delays):
+        if self.max_iter != "auto":
+            return int(self.max_iter)
+        return 1 if delays is not None else self._AUTO_MAX_ITER
+
+    def _resolve_radius(self, X, y, sw=None):
+        """``radius_``: the radius, or for "auto" twice the norm of the ridge
+        solution (alpha = 1) on the rows given, in the learner's units."""
+        r = getattr(self, "radius", None)
+        if r != "auto":
+            self.radius_ = r
+            return
+        if X is None:
+            raise ValueError(
+                f"{type(self).__name__}(radius='auto') sets the ball from the "
+                "data given to fit; played row by row (River) there is none: "
+                "pass radius=<float> (the paper's setting is radius=1.0)."
+            )
+        Xf = self._features(X)
+        yy = self._encode_y(y)
+        sw = np.ones(Xf.shape[0]) if sw is None else np.asarray(sw, dtype=float)
+        A = (Xf.T * sw) @ Xf + np.eye(Xf.shape[1])
+        w = np.linalg.solve(A, (Xf.T * sw) @ yy)
+        self.radius_ = float(max(2.0 * np.linalg.norm(w), 1.0))
+
+    def _check_reach(self, X, y):
+        """Warn when the ball cannot hold a predictor of the target's scale."""
+        r = getattr(self, "radius_", None)
+        if r is None or not isinstance(self, RegressorMixin) or X.shape[0] == 0:
+            return
+        yy = self._encode_y(y)
+        reach = r * float(np.median(np.linalg.norm(self._features(X), axis=1)))
+        spread = float(np.sqrt(np.mean((yy - np.mean(yy)) ** 2)))
+        if spread > 10 * max(reach, 1e-12):
+            warnings.warn(
+                f"{type(self).__name__}: the target's spread ({spread:.3g}) is "
+                f"more than 10 times what weights in the ball radius={r:.3g} can "
+                f"predict ({reach:.3g}); predictions will stay near constant. "
+                "Use standardize=True (the default), radius='auto' or a larger "
+                "radius.",
+                UserWarning,
+                stacklevel=3,
+            )
 
     def _loss(self):
         return _SquaredLoss
@@ -78,6 +133,7 @@ class _DelayedOnlineMixin:
         self.pending_ = []
         self.n_observed_ = 0
         self.sigma_max_ = 0
+        self._w_observed = 0.0
         self.d_tot_ = 0
         self.d_max_ = 0
         self._sigma_sum = 0  # sum over rounds so far of (sigma_t + 1)
@@ -85,8 +141,33 @@ class _DelayedOnlineMixin:
         self.losses_ = []
         self._init_state(n_features + int(self.fit_intercept))
 
-    def _encode_y(self, y):
-        return np.asarray(y, dtype=float)
+    # --- target standardisation (regressors with standardize=True) ---------
+    def _standardizes(self):
+        return bool(getattr(self, "standardize", False))
+
+    def _update_target_scale(self, y, sw, reset):
+        if not self._standardizes():
+            self._y_loc, self._y_scale = 0.0, 1.0
+            return
+        if reset:
+            self._y_n = self._y_mean = self._y_m2 = 0.0
+        # weighted running mean / variance (Chan et al.'s chunk update)
+        n_b = float(np.sum(sw))
+        if n_b > 0:
+            mean_b = float(np.average(y, weights=sw))
+            m2_b = float(np.sum(sw * (y - mean_b) ** 2))
+            n = self._y_n + n_b
+            delta = mean_b - self._y_mean
+            self._y_mean += delta * n_b / n
+            self._y_m2 += m2_b + delta**2 * self._y_n * n_b / n
+            self._y_n = n
+        var = self._y_m2 / self._y_n if self._y_n > 0 else 0.0
+        self._y_loc = self._y_mean
+        std = np.sqrt(var)
+        self._y_scale = float(std) if std > 1e-12 * max(1.0, abs(self._y_mean)) else 1.0
+
+    _y_loc = 0.0  # target standardisation (identity unless standardize=True)
+    _y_scale = 1.0
 
     def _play(self, x):
         """Round ``t_``: predict ``x`` with the current state.
@@ -103,7 +184,14 @@ class _DelayedOnlineMixin:
         self.online_predictions_.append(self._decode_prediction(margin))
         return margin, w.copy()
 
-    def _run(self, X, y, delays):
+    def _run(self, X, y, delays, sample_weight=None):
+        if sample_weight is not None:
+            keep = sample_weight > 0  # a row of weight 0 is a row not played
+            if not np.all(keep):
+                X, y, delays = X[keep], y[keep], delays[keep]
+            sample_weight = sample_weight[keep]
+        else:
+            sample_weight = np.ones(X.shape[0])
         Xf = self._features(X)
         yy = self._encode_y(y)
         loss = self._loss()
@@ -114,34 +202,50 @@ class _DelayedOnlineMixin:
             d = int(delays[i])
             self.d_tot_ += d
             self.d_max_ = max(self.d_max_, d)
-            heapq.heappush(self.pending_, (self.t_ + d, self.t_, x, yy[i], w))
+            heapq.heappush(
+                self.pending_,
+                (self.t_ + d, self.t_, x, yy[i], w, float(sample_weight[i])),
+            )
             self.t_ += 1
             # the labels due at the end of this round (arrival round < t_)
             while self.pending_ and self.pending_[0][0] < self.t_:
-                _, s, xs, ys, ws = heapq.heappop(self.pending_)
-                self._observe(s, xs, ys, ws)
+                _, s, xs, ys, ws, sws = heapq.heappop(self.pending_)
+                self._observe(s, xs, ys, ws, sws)
                 self.n_observed_ += 1
+                self._w_observed += sws
+        return np.asarray(self.losses_[len(self.losses_) - Xf.shape[0] :]), (
+            sample_weight
+        )
 
     def _round_loss(self, loss, margin, y, w):
         return loss.value(margin, y)
 
-    def _observe(self, s, x, y, w):
-        self._update(x, y, w)
+    def _observe(self, s, x, y, w, sw=1.0):
+        self._update(x, y, w, sw)
 
     def _predict_raw(self, x, w):
         return float(w @ x)
 
     def _decode_prediction(self, margin):
-        return margin
+        return self._y_loc + self._y_scale * margin
 
     def _validate_xy(self, X, y, reset):
-        X, y = validate_data(self, X, y, reset=reset, dtype=np.float64, y_numeric=True)
+        X, y = validate_data(
+            self, X, y, reset=reset, dtype=np.float64, y_numeric=True, densify=True
+        )
         if not np.all(np.isfinite(y)):
             raise ValueError("y contains NaN or infinite labels; drop those rows.")
         return X, y
 
-    def fit(self, X, y, delays=None):
-        """Play the whole stream ``(X, y)`` under ``delays`` from a fresh state.
+    def fit(self, X, y, delays=None, sample_weight=None):
+        """Fit on ``(X, y)`` from a fresh state.
+
+        With ``delays`` given (or ``max_iter=1``) this plays the stream once,
+        in order, under the delayed protocol: the paper's setting. Without
+        delays and with ``max_iter="auto"`` it makes up to 1000 passes over
+        the (shuffled, ``shuffle=True``) rows, as SGDRegressor does, and
+        stops once the mean online loss of a pass has not improved by
+        ``tol`` for ``n_iter_no_change`` passes.
 
         Parameters
         ----------
@@ -150,6 +254,9 @@ class _DelayedOnlineMixin:
         delays : array-like of shape (n_rounds,) or int, default=None
             ``delays[t]``: the label of row ``t`` arrives after that many
             further rows (0: before the next prediction). None means 0.
+        sample_weight : array-like of shape (n_rounds,), default=None
+            Each row's loss is multiplied by its weight; a row of weight 0
+            is not played.
 
         Returns
         -------
@@ -157,16 +264,43 @@ class _DelayedOnlineMixin:
         """
         self._validate_params()
         X, y = self._validate_xy(X, y, reset=True)
+        sw = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
         self._check_targets(y, reset=True)
-        self._reset(X.shape[1])
-        self._run(X, y, check_delays(delays, X.shape[0]))
+        self._update_target_scale(y, sw, reset=True)
+        self._start(X, y, sw)
+        d = check_delays(delays, X.shape[0])
+        passes = self._n_passes(delays)
+        rng = check_random_state(self.random_state)
+        best, stale = np.inf, 0
+        self.n_iter_ = 0
+        for _ in range(passes):
+            idx = np.arange(X.shape[0])
+            if passes > 1 and self.shuffle:
+                idx = rng.permutation(X.shape[0])
+            losses, w = self._run(X[idx], y[idx], d[idx], sw[idx])
+            self.n_iter_ += 1
+            if passes == 1 or self.tol is None or w.sum() == 0:
+                continue
+            loss = float(np.average(losses, weights=w))
+            stale = stale + 1 if loss > best - self.tol else 0
+            best = min(best, loss)
+            if stale >= self.n_iter_no_change:
+                break
         return self
 
-    def partial_fit(self, X, y, delays=None, classes=None):
-        """Continue the stream with rows ``(X, y)``; pending labels carry over.
+    def _start(self, X, y, sw=None):
+        self._resolve_radius(X, y, sw)
+        self._check_reach(X, y)
+        self._reset(X.shape[1])
+
+    def partial_fit(self, X, y, delays=None, classes=None, sample_weight=None):
+        """Continue the stream with rows ``(X, y)`` (one pass); pending labels
+        carry over.
 
         Calling ``partial_fit`` on consecutive chunks gives the same state as
-        one ``fit`` on the whole stream with the concatenated delays.
+        one single-pass ``fit`` on the whole stream with the concatenated
+        delays (with ``standardize=False``; with it the target's running
+        mean and variance are updated chunk by chunk).
 
         Parameters
         ----------
@@ -174,8 +308,9 @@ class _DelayedOnlineMixin:
         y : array-like of shape (n_rounds,)
         delays : array-like of shape (n_rounds,) or int, default=None
         classes : array-like, default=None
-            For classifiers, the two class labels (needed on the first call
-            if the first chunk holds only one class).
+            For classifiers, all the class labels (needed on the first call
+            if the first chunk does not hold every class).
+        sample_weight : array-like of shape (n_rounds,), default=None
 
         Returns
         -------
@@ -185,10 +320,12 @@ class _DelayedOnlineMixin:
         if first:
             self._validate_params()
         X, y = self._validate_xy(X, y, reset=first)
+        sw = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
         self._check_targets(y, reset=first, classes=classes)
+        self._update_target_scale(y, sw, reset=first)
         if first:
-            self._reset(X.shape[1])
-        self._run(X, y, check_delays(delays, X.shape[0]))
+            self._start(X, y, sw)
+        self._run(X, y, check_delays(delays, X.shape[0]), sw)
         return self
 
     def _check_targets(self, y, reset, classes=None):
@@ -212,8 +349,14 @@ class _DelayedOnlineMixin:
 
     def _decision(self, X):
         check_is_fitted(self, "t_")
-        X = validate_data(self, X, reset=False, dtype=np.float64)
+        X = validate_data(self, X, reset=False, dtype=np.float64, densify=True)
         return self._features(X) @ self._point()
+
+    def _encode_y(self, y):
+        y = np.asarray(y, dtype=float)
+        if self._y_scale == 1.0 and self._y_loc == 0.0:
+            return y
+        return (y - self._y_loc) / self._y_scale
 
     def _hindsight_losses(self, w, X, y):
         """Per-round losses of the fixed weights ``w`` (for the regret)."""
@@ -223,10 +366,26 @@ class _DelayedOnlineMixin:
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.non_deterministic = False
+        tags.input_tags.sparse = True  # made dense by validate_data(densify=True)
         return tags
 
 
 class _DelayedRegressorMixin(RegressorMixin, _DelayedOnlineMixin):
+    @property
+    def coef_(self):
+        """Current weights (without the intercept), in the target's units."""
+        w = self._current_weights()
+        w = w[:-1] if self.fit_intercept else w
+        return self._y_scale * w
+
+    @property
+    def intercept_(self):
+        """Current intercept in the target's units (with ``standardize`` the
+        target's running mean plus its scale times the internal intercept)."""
+        w = self._current_weights()
+        b = float(w[-1]) if self.fit_intercept else 0.0
+        return float(self._y_loc + self._y_scale * b)
+
     def predict(self, X):
         """Predict with the current weights.
 
@@ -239,7 +398,10 @@ class _DelayedRegressorMixin(RegressorMixin, _DelayedOnlineMixin):
         y_pred : ndarray of shape (n_samples,)
             float32 for float32 ``X``, else float64.
         """
-        return self._decision(X).astype(float_dtype(X), copy=False)
+        raw = self._decision(X)
+        if self._standardizes():
+            raw = self._y_loc + self._y_scale * raw
+        return raw.astype(float_dtype(X), copy=False)
 
 
 class _DelayedClassifierMixin(ClassifierMixin, _DelayedOnlineMixin):
@@ -249,7 +411,9 @@ class _DelayedClassifierMixin(ClassifierMixin, _DelayedOnlineMixin):
         return _LogisticLoss
 
     def _validate_xy(self, X, y, reset):
-        X, y = validate_data(self, X, y, reset=reset, dtype=np.float64, y_numeric=False)
+        X, y = validate_data(
+            self, X, y, reset=reset, dtype=np.float64, y_numeric=False, densify=True
+        )
         return X, y
 
     def _check_targets(self, y, reset, classes=None):
@@ -260,46 +424,123 @@ class _DelayedClassifierMixin(ClassifierMixin, _DelayedOnlineMixin):
                     raise ValueError(f"Unknown label type: {kind}.")
                 classes = np.unique(y)
             classes = np.asarray(classes)
-            if classes.size > 2:
-                raise ValueError(
-                    "Only binary classification is supported. The type of the "
-                    f"target is multiclass ({classes.size} classes); "
-                    f"{type(self).__name__} uses the logistic loss. Wrap it in "
-                    "sklearn.multiclass.OneVsRestClassifier for more classes."
-                )
             if classes.size < 2:
                 raise ValueError(
-                    "Only one class present in y; a binary classifier needs two "
-                    "(pass classes=[a, b] to partial_fit)."
+                    "Only one class present in y; a classifier needs two or more "
+                    "(pass classes=[a, b, ...] to partial_fit)."
                 )
             self.classes_ = classes
-        elif not np.all(np.isin(y, self.classes_)):
+        if not np.all(np.isin(y, self.classes_)):
             raise ValueError(f"y has labels outside the classes {self.classes_}.")
+
+    @property
+    def _ovr(self):
+        return len(self.classes_) > 2
+
+    def _start(self, X, y, sw=None):
+        if not self._ovr:
+            return super()._start(X, y, sw)
+        # one-vs-rest: one binary learner per class, same protocol and delays
+        self.estimators_ = []
+        for k in self.classes_:
+            est = clone(self)
+            est.classes_ = np.array([0, 1])
+            est.n_features_in_ = X.shape[1]
+            est._update_target_scale(None, None, True)
+            est._start(X, (y == k).astype(int), sw)
+            self.estimators_.append(est)
+        self._reset(X.shape[1])
+
+    def _init_state(self, n):
+        pass
+
+    def _run(self, X, y, delays, sample_weight=None):
+        if not getattr(self, "estimators_", None) or not self._ovr:
+            return super()._run(X, y, delays, sample_weight)
+        out = [
+            e._run(X, (y == k).astype(int), delays, sample_weight)
+            for e, k in zip(self.estimators_, self.classes_)
+        ]
+        first = self.estimators_[0]
+        for name in ("t_", "n_observed_", "sigma_max_", "d_tot_", "d_max_"):
+            setattr(self, name, getattr(first, name))
+        self.pending_ = first.pending_
+        n = len(out[0][0])
+        p = np.column_stack(
+            [
+                e.online_predictions_[len(e.online_predictions_) - n :]
+                for e in self.estimators_
+            ]
+        )
+        p = p / np.maximum(p.sum(axis=1, keepdims=True), 1e-300)
+        self.online_predictions_.extend(p)
+        losses = np.sum([o[0] for o in out], axis=0)
+        self.losses_.extend(losses.tolist())
+        return losses, out[0][1]
+
+    def _current_weights(self):
+        check_is_fitted(self, "t_")
+        if self._ovr:
+            return np.vstack([e._point() for e in self.estimators_])
+        return self._point()
+
+    @property
+    def coef_(self):
+        """Current weights (without the intercept); (n_classes, n_features)
+        for more than two classes."""
+        w = self._current_weights()
+        return w[..., :-1].copy() if self.fit_intercept else w.copy()
+
+    @property
+    def intercept_(self):
+        """Current intercept (0.0 without ``fit_intercept``); one per class
+        for more than two classes."""
+        w = self._current_weights()
+        if w.ndim == 2:
+            return w[:, -1].copy() if self.fit_intercept else np.zeros(w.shape[0])
+        return float(w[-1]) if self.fit_intercept else 0.0
+
+    def _decision(self, X):
+        if getattr(self, "classes_", None) is not None and self._ovr:
+            check_is_fitted(self, "t_")
+            X = validate_data(self, X, reset=False, dtype=np.float64, densify=True)
+            return np.column_stack(
+                [e._features(X) @ e._point() for e in self.estimators_]
+            )
+        return super()._decision(X)
 
     def _encode_y(self, y):
         return np.where(np.asarray(y) == self.classes_[1], 1.0, -1.0)
 
     def _decode_prediction(self, margin):
-        return 1.0 / (1.0 + np.exp(-margin))
+        return expit(margin)
 
     def decision_function(self, X):
-        """Signed margin ``w . x`` with the current weights."""
+        """Margins ``w . x`` with the current weights: shape (n_samples,) for
+        two classes (positive means ``classes_[1]``), else (n_samples,
+        n_classes), one-vs-rest."""
         return self._decision(X)
 
     def predict_proba(self, X):
-        """Probabilities of ``classes_`` under the logistic model."""
-        p = 1.0 / (1.0 + np.exp(-self._decision(X)))
-        return np.column_stack([1 - p, p])
+        """Probabilities of ``classes_``: the logistic model for two classes,
+        normalised one-vs-rest logistic scores for more (as SGDClassifier)."""
+        p = expit(self._decision(X))
+        if p.ndim == 1:
+            return np.column_stack([1 - p, p])
+        s = p.sum(axis=1, keepdims=True)
+        return np.where(s > 0, p / np.where(s > 0, s, 1.0), 1.0 / p.shape[1])
 
     def predict(self, X):
-        """The more probable class."""
+        """The most probable class."""
         margin = self._decision(X)
+        if margin.ndim == 2:
+            return self.classes_[np.argmax(margin, axis=1)]
         return self.classes_[(margin > 0).astype(int)]
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
+        tags.classifier_tags.multi_class = True
         return tags
 
 
-_RADIUS = [None, Interval(Real, 0, None, closed="neither")]
+_RADIUS = [None, StrOptions({"auto"}), Interval(Real, 0, None, closed="neither")]

@@ -102,11 +102,14 @@ def delayed_progressive_score(estimator, X, y, delays=None, *, comparator="best_
     >>> s.d_tot, bool(s.regret > 0)
     (300, True)
     """
-    est = clone(estimator).fit(X, y, delays=delays)
+    est = clone(estimator)
+    if "max_iter" in est.get_params(deep=False):
+        est.set_params(max_iter=1)  # one pass: the stream is played once
+    est.fit(X, y, delays=delays)
     X = np.asarray(X, dtype=float)
     losses = np.asarray(est.losses_)
     base = est._copy(0) if hasattr(est, "_copy") else est
-    radius = getattr(base, "radius", None)
+    radius = getattr(base, "radius_", getattr(base, "radius", None))
     y_enc = np.asarray(y)
     if isinstance(comparator, str):
         w = _best_fixed(est, base, X, y_enc, radius)

@@ -85,6 +85,14 @@ class _RiverAdapter:
         est = clone(self.estimator)
         est._validate_params()
         est.n_features_in_ = len(self._names)
+        if getattr(est, "standardize", False):
+            raise ValueError(
+                f"{type(est).__name__}(standardize=True) standardises the target "
+                "with statistics of the rows given to fit/partial_fit; River "
+                "plays one row at a time: pass standardize=False (the paper's "
+                "stream setting) and scale the target yourself."
+            )
+        est._resolve_radius(None, None)
         est._reset(len(self._names))
         if hasattr(est, "_make_copies"):  # BOLD: copies before the first round
             if est.n_copies == "auto":
@@ -93,7 +101,7 @@ class _RiverAdapter:
                     "to fit; under River the delays are not known in advance: "
                     "pass BOLD(n_copies=<River delay>)."
                 )
-            est._make_copies(len(self._names), None)
+            est._make_copies(len(self._names), None, None)
         self._est = est
         self._asked = defaultdict(deque)  # features -> rounds asked, oldest first
         self._margins = {}  # round -> raw margin played
@@ -130,7 +138,7 @@ class _RiverAdapter:
                 return float(est.decision_function(row)[0])
             return float(est.predict(row)[0])
         s, w, margin = self._new_round(est, xf)
-        heapq.heappush(est.pending_, (math.inf, s, xf, None, w))
+        heapq.heappush(est.pending_, (math.inf, s, xf, None, w, 1.0))
         self._asked[tuple(xf)].append(s)
         return margin
 
@@ -146,7 +154,7 @@ class _RiverAdapter:
             if not asked:
                 del self._asked[tuple(xf)]
             j = next(i for i, item in enumerate(est.pending_) if item[1] == s)
-            _, _, xs, _, w = est.pending_[j]
+            _, _, xs, _, w, _ = est.pending_[j]
             est.pending_[j] = est.pending_[-1]
             est.pending_.pop()
             heapq.heapify(est.pending_)
@@ -162,6 +170,7 @@ class _RiverAdapter:
         est.losses_[s] = float(est._round_loss(est._loss(), margin, yy, w))
         est._observe(s, xs, yy, w)
         est.n_observed_ += 1
+        est._w_observed += 1.0
 
     @property
     def learner_(self):
@@ -320,7 +329,7 @@ def as_river(estimator, feature_names=None, *, track_questions=True, classes=Non
     >>> from skalgos.online import ClippedVAWRegressor, as_river
     >>> X, y = make_regression(300, 3, noise=1.0, random_state=0)
     >>> stream = [(dict(enumerate(row)), target) for row, target in zip(X, y)]
-    >>> model = as_river(ClippedVAWRegressor())
+    >>> model = as_river(ClippedVAWRegressor(standardize=False))
     >>> isinstance(model, river.base.Regressor)
     True
     >>> score = evaluate.progressive_val_score(stream, model, metrics.MAE(), delay=5)

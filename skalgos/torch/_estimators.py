@@ -18,11 +18,11 @@ from sklearn.preprocessing import LabelEncoder
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 from torch import nn
 
 from ..utils._backend import effective_n_threads
-from ..utils.validation import float_dtype, validate_data
+from ..utils.validation import float_dtype, target_mean_scale, validate_data
 from .callbacks import EarlyStopping
 from .lr_scheduler import WSD, Cosine, _FactorSchedule, extend_horizon
 from .optim._registry import (
@@ -36,6 +36,19 @@ from .optim._schedulefree import recalibrate_batchnorm
 __all__ = ["MLP", "TorchClassifier", "TorchRegressor"]
 
 _PREFIXES = ("module__", "optimizer__", "scheduler__", "criterion__")
+
+# max_epochs="auto": at least _AUTO_MIN_EPOCHS epochs and _AUTO_MIN_STEPS
+# optimizer steps, at most _AUTO_MAX_EPOCHS epochs; the training-loss plateau
+# rule (tol, n_iter_no_change) ends most fits well before. 20 epochs of batch
+# 64 are 40 steps on iris (accuracy 0.82 with AdamW, MLPClassifier 0.97);
+# MLPClassifier's 200 epochs at min(200, n) are 200 steps at lr 1e-3.
+_AUTO_MIN_EPOCHS = 20
+_AUTO_MIN_STEPS = 2000
+_AUTO_MAX_EPOCHS = 1000
+
+# early_stopping="auto" (TorchRegressor) holds out a validation split from
+# this many samples on (10% of 20 is 2 samples)
+_AUTO_EARLY_STOPPING_MIN = 20
 
 _ACTIVATIONS = {"relu": nn.ReLU, "tanh": nn.Tanh, "gelu": nn.GELU, "silu": nn.SiLU}
 
@@ -179,13 +192,16 @@ class _BaseTorchEstimator(BaseEstimator):
         "optimizer": [str, type, callable],
         "lr": [StrOptions({"auto"}), Interval(numbers.Real, 0, None, closed="neither")],
         "scheduler": [None, StrOptions({"wsd", "cosine", "constant"}), type, callable],
-        "max_epochs": [Interval(numbers.Integral, 1, None, closed="left")],
+        "max_epochs": [
+            StrOptions({"auto"}),
+            Interval(numbers.Integral, 1, None, closed="left"),
+        ],
         "batch_size": [Interval(numbers.Integral, 1, None, closed="left")],
         "shuffle": ["boolean"],
         "early_stopping": ["boolean"],
         "validation_fraction": [None, Interval(numbers.Real, 0, 1, closed="neither")],
         "n_iter_no_change": [Interval(numbers.Integral, 1, None, closed="left")],
-        "tol": [Interval(numbers.Real, 0, None, closed="left")],
+        "tol": [None, Interval(numbers.Real, 0, None, closed="left")],
         "gradient_clip": [None, Interval(numbers.Real, 0, None, closed="neither")],
         "callbacks": [None, list, tuple],
         "bn_recalibration_batches": [
@@ -207,12 +223,12 @@ class _BaseTorchEstimator(BaseEstimator):
         optimizer="adamw",
         lr="auto",
         scheduler=None,
-        max_epochs=20,
+        max_epochs="auto",
         batch_size=64,
         shuffle=True,
         early_stopping=False,
         validation_fraction=None,
-        n_iter_no_change=5,
+        n_iter_no_change=10,
         tol=1e-4,
         gradient_clip=None,
         callbacks=None,
@@ -306,7 +322,16 @@ class _BaseTorchEstimator(BaseEstimator):
         if self.dtype is not None:
             _numpy_dtype(self.dtype)  # a clear error before any conversion
         out = validate_data(
-            self, X, y, reset=reset, dtype="numeric", allow_nd=True, **kwargs
+            self,
+            X,
+            y,
+            reset=reset,
+            dtype="numeric",
+            allow_nd=True,
+            # sparse X (a OneHotEncoder's default output) is made dense: the
+            # module takes dense batches, and MLP* accept sparse X
+            densify=True,
+            **kwargs,
         )
         X = out if isinstance(y, str) and y == "no_validation" else out[0]
         if reset:
@@ -323,6 +348,18 @@ class _BaseTorchEstimator(BaseEstimator):
                 f"X has sample shape {X.shape[1:]}, but {type(self).__name__} was "
                 f"fitted on samples of shape {self._input_shape}."
             )
+        if self._x_dtype.kind == "f" and X.dtype.kind == "f" and X.size:
+            # a float32 module overflows well before float32's max: refuse
+            # inputs whose squares overflow the working dtype
+            limit = float(np.sqrt(np.finfo(self._x_dtype).max)) / 1e3
+            big = float(np.max(np.abs(X)))
+            if big > limit:
+                raise ValueError(
+                    f"X has values of magnitude {big:.3g} that overflow "
+                    f"{self._x_dtype} (the working dtype) in training; scale "
+                    "your features, e.g. with sklearn.preprocessing."
+                    "StandardScaler."
+                )
         return out
 
     def _to_tensor_X(self, X):
@@ -334,7 +371,12 @@ class _BaseTorchEstimator(BaseEstimator):
                     f"{dtype}); got non-integer values. Pass integer arrays, or "
                     "refit with dtype='float32'."
                 )
-        return torch.as_tensor(np.asarray(X, dtype=dtype), device=self.device_)
+        arr = np.asarray(X, dtype=dtype)
+        if not arr.flags.writeable:
+            # a read-only array (a memmap, a joblib-shared input): torch
+            # cannot share it; copy (the estimator never writes to X)
+            arr = arr.copy()
+        return torch.as_tensor(arr, device=self.device_)
 
     def _float_dtype(self):
         """The torch float dtype of the module (and of regression targets)."""
@@ -342,8 +384,21 @@ class _BaseTorchEstimator(BaseEstimator):
             return getattr(torch, _numpy_dtype(self.dtype).name)
         return torch.float32
 
+    def _epoch_budget(self, n_batches):
+        """``max_epochs`` resolved: "auto" ties it to the number of batches."""
+        if self.max_epochs != "auto":
+            return int(self.max_epochs)
+        steps = -(-_AUTO_MIN_STEPS // n_batches)
+        return int(min(max(_AUTO_MIN_EPOCHS, steps), _AUTO_MAX_EPOCHS))
+
+    def _early_stopping_on(self):
+        """``early_stopping`` resolved ("auto" is decided at the first fit)."""
+        if isinstance(self.early_stopping, str):
+            return getattr(self, "_early_stopping_auto", False)
+        return bool(self.early_stopping)
+
     def _validation_fraction(self):
-        if self.validation_fraction is None and self.early_stopping:
+        if self.validation_fraction is None and self._early_stopping_on():
             return 0.1
         return self.validation_fraction
 
@@ -450,7 +505,11 @@ class _BaseTorchEstimator(BaseEstimator):
     # -- the fit loop ------------------------------------------------------
     def _initialize(self, n_features, n_outputs, n_train_batches, epochs):
         self._check_extra_attributes()
-        self.lr_ = default_lr(self.optimizer) if self.lr == "auto" else float(self.lr)
+        self.lr_ = (
+            default_lr(self.optimizer, task=self._lr_task)
+            if self.lr == "auto"
+            else float(self.lr)
+        )
         self.module_ = self._build_module(n_features, n_outputs)
         self.module_ = self.module_.to(device=self.device_, dtype=self._float_dtype())
         self.criterion_ = self._build_criterion()
@@ -467,11 +526,13 @@ class _BaseTorchEstimator(BaseEstimator):
                     "callbacks must be callables cb(estimator, history) or objects "
                     f"with on_epoch_end(estimator, history); got {cb!r}."
                 )
-        if self.early_stopping:
+        if self._early_stopping_on():
             callbacks.insert(
                 0,
                 EarlyStopping(
-                    patience=self.n_iter_no_change, threshold=self.tol, load_best=True
+                    patience=self.n_iter_no_change,
+                    threshold=0.0 if self.tol is None else self.tol,
+                    load_best=True,
                 ),
             )
         self.callbacks_ = copy.deepcopy(callbacks)
@@ -482,10 +543,41 @@ class _BaseTorchEstimator(BaseEstimator):
             if hasattr(cb, "on_train_begin"):
                 cb.on_train_begin(self)
 
-    def _closure(self, xb, yb, record):
+    def _per_sample_criterion(self):
+        """The criterion with ``reduction="none"`` (for sample weights)."""
+        crit = self.criterion_
+        if getattr(crit, "reduction", None) is not None:
+            unreduced = copy.copy(crit)
+            unreduced.reduction = "none"
+            return unreduced
+        if callable(crit) and _accepts(crit, "reduction"):
+            return lambda out, target: crit(out, target, reduction="none")
+        raise ValueError(
+            f"sample_weight needs per-sample losses, but criterion={self.criterion!r} "
+            "has no 'reduction' attribute or argument. Pass a torch loss class or "
+            "name (they accept reduction='none'), or a callable taking "
+            "reduction='none' and returning one loss per sample."
+        )
+
+    def _loss(self, out, yb, wb):
+        """Batch loss; with weights, sum(w_i l_i) / (batch size * mean weight).
+
+        The normaliser is the mean weight of the whole training set, not of
+        the batch: a full batch gives sum(w l) / sum(w), the loss of the
+        data with row i repeated w_i times, and minibatches estimate it
+        without bias.
+        """
+        if wb is None:
+            return self.criterion_(out, yb)
+        per = self._criterion_none(out, yb)
+        if per.ndim > 1:
+            per = per.reshape(per.shape[0], -1).mean(dim=1)
+        return (per * wb).sum() / (per.shape[0] * self._weight_mean)
+
+    def _closure(self, xb, yb, record, wb=None):
         def closure():
             self.optimizer_.zero_grad()
-            loss = self.criterion_(self.module_(xb), yb)
+            loss = self._loss(self.module_(xb), yb, wb)
             loss.backward()
             if self.gradient_clip is not None:
                 nn.utils.clip_grad_norm_(self.module_.parameters(), self.gradient_clip)
@@ -494,11 +586,11 @@ class _BaseTorchEstimator(BaseEstimator):
 
         return closure
 
-    def _train_step(self, xb, yb):
+    def _train_step(self, xb, yb, wb=None):
         """One optimizer step; always goes through a closure."""
         requires_closure, _, accepts_closure = self._flags
         record = []
-        closure = self._closure(xb, yb, record)
+        closure = self._closure(xb, yb, record, wb)
         try:
             if requires_closure or accepts_closure:
                 out = self.optimizer_.step(closure)
@@ -550,17 +642,42 @@ class _BaseTorchEstimator(BaseEstimator):
         recalibrate_batchnorm(self.module_, batches, self.bn_recalibration_batches)
 
     @torch.no_grad()
-    def _mean_loss(self, X, y):
+    def _mean_loss(self, X, y, w=None):
         total = 0.0
         for start in range(0, X.shape[0], 1024):
-            out = self.module_(X[start : start + 1024])
-            total += float(self.criterion_(out, y[start : start + 1024])) * len(out)
+            sl = slice(start, start + 1024)
+            out = self.module_(X[sl])
+            if w is None:
+                total += float(self.criterion_(out, y[sl])) * len(out)
+            else:
+                per = self._criterion_none(out, y[sl])
+                per = per.reshape(per.shape[0], -1).mean(dim=1)
+                total += float((per * w[sl]).sum()) / float(w.mean())
         return total / X.shape[0]
 
-    def _run(self, X, y, *, epochs, first):
-        """Train for ``epochs`` epochs (X, y already tensors on the device)."""
+    def _sample_weight(self, sample_weight, X):
+        """Validated weights as a float tensor on the device, or None."""
+        if sample_weight is None:
+            return None
+        w = _check_sample_weight(
+            sample_weight, X, dtype=np.float64, ensure_non_negative=True
+        )
+        if not w.sum() > 0:
+            raise ValueError(
+                "sample_weight sums to zero: at least one sample needs a positive "
+                "weight."
+            )
+        return torch.as_tensor(w, dtype=self._float_dtype(), device=self.device_)
+
+    def _run(self, X, y, *, epochs, first, sample_weight=None):
+        """Train for ``epochs`` epochs (X, y already tensors on the device).
+
+        ``epochs=None`` is the fit budget (``max_epochs`` resolved).
+        """
         with _torch_threads(self.n_jobs):
-            return self._run_epochs(X, y, epochs=epochs, first=first)
+            return self._run_epochs(
+                X, y, epochs=epochs, first=first, sample_weight=sample_weight
+            )
 
     def _diverged(self, loss, epoch):
         """Non-finite loss: restore the best weights and warn, or raise."""
@@ -583,7 +700,7 @@ class _BaseTorchEstimator(BaseEstimator):
             "early_stopping=True to keep the best weights."
         )
 
-    def _run_epochs(self, X, y, *, epochs, first):
+    def _run_epochs(self, X, y, *, epochs, first, sample_weight=None):
         seed = _seed_from(self.random_state) if first else None
         with torch.random.fork_rng(devices=[]):
             if seed is not None:
@@ -591,6 +708,8 @@ class _BaseTorchEstimator(BaseEstimator):
                 self._seed = seed
             else:
                 torch.manual_seed(self._seed + self.t_)
+            if first:
+                self._early_stopping_auto = X.shape[0] >= _AUTO_EARLY_STOPPING_MIN
             X_val = y_val = None
             if self._has_validation():
                 idx = np.arange(X.shape[0])
@@ -610,8 +729,13 @@ class _BaseTorchEstimator(BaseEstimator):
                     )
                 X_val, y_val = X[va], y[va]
                 X, y = X[tr], y[tr]
+                if sample_weight is not None:
+                    w_val, sample_weight = sample_weight[va], sample_weight[tr]
+            w = sample_weight
             n = X.shape[0]
             n_batches = -(-n // self.batch_size)
+            if epochs is None:
+                epochs = self.max_epochs_ = self._epoch_budget(n_batches)
             if first:
                 self._initialize(
                     self.n_features_in_, self._n_outputs, n_batches, epochs
@@ -619,6 +743,20 @@ class _BaseTorchEstimator(BaseEstimator):
                 self._flags = optimizer_flags(self.optimizer_)
             else:
                 self._extend_schedule(epochs * n_batches)
+            if w is not None:
+                self._criterion_none = self._per_sample_criterion()
+                self._weight_mean = float(w.mean())
+                if not self._weight_mean > 0:
+                    raise ValueError(
+                        "sample_weight is zero on every training sample (after "
+                        "the validation split); give some of them positive weight."
+                    )
+            # MLP's rule: stop after n_iter_no_change epochs whose training
+            # loss is not below the best by tol (tol=None: never)
+            plateau = (
+                self.tol is not None and not self._early_stopping_on() and epochs > 1
+            )
+            best_loss, no_improvement = math.inf, 0
             gen = torch.Generator().manual_seed(self._seed + self.t_)
             name = type(self).__name__
             for _ in range(epochs):
@@ -634,12 +772,14 @@ class _BaseTorchEstimator(BaseEstimator):
                 bad = None
                 for start in range(0, n, self.batch_size):
                     idx = order[start : start + self.batch_size]
-                    loss = self._train_step(X[idx], y[idx])
+                    loss = self._train_step(
+                        X[idx], y[idx], None if w is None else w[idx]
+                    )
                     if not math.isfinite(loss):
                         bad = loss
                         break
                     losses.append(loss)
-                    sizes.append(len(idx))
+                    sizes.append(len(idx) if w is None else float(w[idx].sum()))
                 self._set_eval(X, gen)
                 self.n_iter_ += 1
                 if bad is not None:
@@ -651,7 +791,9 @@ class _BaseTorchEstimator(BaseEstimator):
                     "lr": lr,
                 }
                 if X_val is not None:
-                    row["valid_loss"] = self._mean_loss(X_val, y_val)
+                    row["valid_loss"] = self._mean_loss(
+                        X_val, y_val, None if w is None else w_val
+                    )
                 row["dur"] = time.perf_counter() - tic
                 self.history_.append(row)
                 if self.verbose:
@@ -664,6 +806,13 @@ class _BaseTorchEstimator(BaseEstimator):
                 for cb in self.callbacks_:
                     hook = getattr(cb, "on_epoch_end", cb)
                     stop = (hook(self, self.history_) is True) or stop
+                if plateau:
+                    loss = row["train_loss"]
+                    no_improvement = (
+                        no_improvement + 1 if loss > best_loss - self.tol else 0
+                    )
+                    best_loss = min(best_loss, loss)
+                    stop = stop or no_improvement >= self.n_iter_no_change
                 if stop:
                     break
             for cb in self.callbacks_:
@@ -671,10 +820,10 @@ class _BaseTorchEstimator(BaseEstimator):
                     cb.on_train_end(self, self.history_)
             self._warn_if_loss_grew()
             if epochs > 1:
-                self._warn_if_no_better_than_baseline(y)
+                self._warn_if_no_better_than_baseline(y, w)
         return self
 
-    def _warn_if_no_better_than_baseline(self, y):
+    def _warn_if_no_better_than_baseline(self, y, w=None):
         """Warn when training ended no better than the trivial predictor.
 
         Only for the default criterion, whose value the trivial predictor's
@@ -684,7 +833,7 @@ class _BaseTorchEstimator(BaseEstimator):
             return
         if not self.history_ or self._prefixed("criterion__"):
             return
-        baseline, what, advice = self._trivial_loss(y)
+        baseline, what, advice = self._trivial_loss(y, w)
         last = self.history_[-1]["train_loss"]
         if baseline > 0 and last >= baseline:
             _warn(
@@ -729,6 +878,7 @@ class _BaseTorchEstimator(BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.non_deterministic = False
+        tags.input_tags.sparse = True  # made dense by validate_data(densify=True)
         return tags
 
 
@@ -765,7 +915,13 @@ class TorchClassifier(ClassifierMixin, _BaseTorchEstimator):
         the call plus one, so the last step taken has a positive rate (see
         Notes for continuations). A class gets ``total_steps`` when it
         accepts it, and the ``scheduler__*`` parameters.
-    max_epochs : int, default=20
+    max_epochs : "auto" or int, default="auto"
+        Epoch budget of ``fit``. ``"auto"`` ties it to the data size: at
+        least 20 epochs and 2000 optimizer steps, at most 1000 epochs
+        (iris, 112 rows in 2 batches: 1000 epochs; 20,000 rows: 20), and
+        the plateau rule below ends most fits well before; the budget used
+        is ``max_epochs_``. (Before, the default was 20 epochs: 40 steps on
+        iris, accuracy 0.82 against MLPClassifier's 0.97.)
     batch_size : int, default=64
     shuffle : bool, default=True
     early_stopping : bool, default=False
@@ -773,12 +929,17 @@ class TorchClassifier(ClassifierMixin, _BaseTorchEstimator):
         after ``n_iter_no_change`` epochs without a validation-loss
         improvement of ``tol``, and restore the best module weights (an
         :class:`~skalgos.torch.callbacks.EarlyStopping` put first in
-        ``callbacks_``).
+        ``callbacks_``). Without it, ``fit`` stops after
+        ``n_iter_no_change`` epochs whose training loss is not below the
+        best by ``tol`` (MLPClassifier's rule).
     validation_fraction : float in (0, 1) or None, default=None
         Hold out this fraction (stratified for classifiers) and record
         ``valid_loss`` every epoch, with or without early stopping.
-    n_iter_no_change : int, default=5
-    tol : float, default=1e-4
+    n_iter_no_change : int, default=10
+        As MLPClassifier's.
+    tol : float or None, default=1e-4
+        Improvement threshold of both stopping rules; None disables the
+        training-loss plateau rule (``fit`` then runs ``max_epochs``).
     gradient_clip : float > 0 or None, default=None
         Clip the global gradient norm to this value after every backward
         pass (inside the closure, so SAM's ascent gradient is clipped too).
@@ -830,6 +991,8 @@ class TorchClassifier(ClassifierMixin, _BaseTorchEstimator):
         The fit's copies of ``callbacks`` (after the early-stopping one).
     lr_ : float
         The learning rate used (``lr`` resolved).
+    max_epochs_ : int
+        The epoch budget of the last ``fit`` (``max_epochs`` resolved).
     device_ : torch.device
     history_ : list of dict
         One dict per epoch: ``epoch``, ``train_loss`` (mean over the epoch's
@@ -892,13 +1055,18 @@ class TorchClassifier(ClassifierMixin, _BaseTorchEstimator):
     """
 
     _default_criterion = "cross_entropy"
+    _lr_task = "classification"
     _stratify = True
 
-    def _trivial_loss(self, y):
+    def _trivial_loss(self, y, w=None):
         # The cross-entropy of predicting the training class frequencies: a
         # fit that ends above it has learnt less than the priors (unscaled
         # features, a wrong lr), which accuracy alone can hide.
-        counts = np.bincount(y.cpu().numpy(), minlength=self._n_outputs)
+        counts = np.bincount(
+            y.cpu().numpy(),
+            weights=None if w is None else w.double().cpu().numpy(),
+            minlength=self._n_outputs,
+        )
         p = counts[counts > 0] / counts.sum()
         return (
             float(-(p * np.log(p)).sum()),
@@ -923,13 +1091,16 @@ class TorchClassifier(ClassifierMixin, _BaseTorchEstimator):
         )
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Train the module from scratch (or continue, with ``warm_start``).
 
         Parameters
         ----------
         X : array-like of shape (n_samples, ...)
         y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights: each sample's loss is multiplied by its
+            weight (integer weights act as repeated rows).
 
         Returns
         -------
@@ -940,8 +1111,9 @@ class TorchClassifier(ClassifierMixin, _BaseTorchEstimator):
             return self._run(
                 self._to_tensor_X(X),
                 self._encode(y),
-                epochs=self.max_epochs,
+                epochs=None,
                 first=False,
+                sample_weight=self._sample_weight(sample_weight, X),
             )
         X, y = self._validate_X(X, y, reset=True)
         self.device_ = _resolve_device(self.device)
@@ -949,9 +1121,15 @@ class TorchClassifier(ClassifierMixin, _BaseTorchEstimator):
             del self._label_encoder
         yt = self._encode(y)
         self._n_outputs = len(self.classes_)
-        return self._run(self._to_tensor_X(X), yt, epochs=self.max_epochs, first=True)
+        return self._run(
+            self._to_tensor_X(X),
+            yt,
+            epochs=None,
+            first=True,
+            sample_weight=self._sample_weight(sample_weight, X),
+        )
 
-    def partial_fit(self, X, y, classes=None):
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
         """One epoch over ``(X, y)``, starting from the current state.
 
         Parameters
@@ -960,6 +1138,8 @@ class TorchClassifier(ClassifierMixin, _BaseTorchEstimator):
         y : array-like of shape (n_samples,)
         classes : array-like, default=None
             All labels; required on the first call.
+        sample_weight : array-like of shape (n_samples,), default=None
+            As in :meth:`fit`.
 
         Returns
         -------
@@ -979,7 +1159,13 @@ class TorchClassifier(ClassifierMixin, _BaseTorchEstimator):
             self._n_outputs = len(self.classes_)
         else:
             yt = self._encode(y)
-        return self._run(self._to_tensor_X(X), yt, epochs=1, first=first)
+        return self._run(
+            self._to_tensor_X(X),
+            yt,
+            epochs=1,
+            first=first,
+            sample_weight=self._sample_weight(sample_weight, X),
+        )
 
     def predict_proba(self, X):
         """Softmax of the module's logits.
@@ -1017,17 +1203,34 @@ class TorchRegressor(RegressorMixin, _BaseTorchEstimator):
     Parameters
     ----------
     module, criterion, optimizer, lr, scheduler, max_epochs, batch_size, \
-shuffle, early_stopping, validation_fraction, n_iter_no_change, tol, \
+shuffle, validation_fraction, n_iter_no_change, tol, \
 gradient_clip, callbacks, bn_recalibration_batches, dtype, device, n_jobs, \
 warm_start, random_state, verbose, **kwargs
-        See :class:`TorchClassifier`.
+        See :class:`TorchClassifier`. ``lr="auto"`` takes the name's
+        regression rate, ``default_lr(name, task="regression")`` (smaller
+        than the classification rate for sgd, sam, tsam and sgd_sf, which
+        diverge on a squared loss at it).
+    early_stopping : "auto" or bool, default="auto"
+        As in :class:`TorchClassifier`; ``"auto"`` turns it on from 20
+        training samples on (a 10% validation split, best weights
+        restored), off below.
+    standardize_target : bool, default=True
+        Train on ``(y - y_mean_) / y_scale_`` and undo it in ``predict``,
+        as ``TransformedTargetRegressor(transformer=StandardScaler())``
+        would: the per-name learning rates are measured on unit-scale
+        targets, and a raw target in the hundreds (diabetes) gave R^2
+        -2.86 at the old defaults. Under ``partial_fit`` the first call's
+        targets fix the scaling. ``False`` trains on ``y`` as given.
 
     Attributes
     ----------
     module_, optimizer_, scheduler_, criterion_, callbacks_, lr_, device_, \
-history_, n_iter_, t_, n_features_in_
+history_, n_iter_, t_, n_features_in_, max_epochs_
         See :class:`TorchClassifier`. Predictions are float32 for float32
         X, float64 otherwise.
+    y_mean_, y_scale_ : ndarray of shape (n_outputs,)
+        The target's (weighted) mean and standard deviation (0 and 1 with
+        ``standardize_target=False``; a constant target keeps scale 1).
 
     Examples
     --------
@@ -1041,32 +1244,115 @@ history_, n_iter_, t_, n_features_in_
     """
 
     _default_criterion = "mse"
+    _lr_task = "regression"
     _stratify = False
 
-    def _trivial_loss(self, y):
-        # The mean squared error of predicting the training mean: a fit that
-        # ends above it has learnt nothing (unscaled targets, a wrong lr).
-        return (
-            float(y.double().var(dim=0, unbiased=False).mean()),
-            "predicting the mean of y",
-            "Standardise the features and the targets (e.g. "
-            "TransformedTargetRegressor with a StandardScaler)",
+    _parameter_constraints = {
+        **_BaseTorchEstimator._parameter_constraints,
+        "early_stopping": ["boolean", StrOptions({"auto"})],
+        "standardize_target": ["boolean"],
+    }
+
+    def __init__(
+        self,
+        module=None,
+        *,
+        criterion=None,
+        optimizer="adamw",
+        lr="auto",
+        scheduler=None,
+        max_epochs="auto",
+        batch_size=64,
+        shuffle=True,
+        early_stopping="auto",
+        validation_fraction=None,
+        n_iter_no_change=10,
+        tol=1e-4,
+        gradient_clip=None,
+        callbacks=None,
+        bn_recalibration_batches=50,
+        standardize_target=True,
+        dtype=None,
+        device="cpu",
+        n_jobs=None,
+        warm_start=False,
+        random_state=None,
+        verbose=0,
+        **kwargs,
+    ):
+        super().__init__(
+            module,
+            criterion=criterion,
+            optimizer=optimizer,
+            lr=lr,
+            scheduler=scheduler,
+            max_epochs=max_epochs,
+            batch_size=batch_size,
+            shuffle=shuffle,
+            early_stopping=early_stopping,
+            validation_fraction=validation_fraction,
+            n_iter_no_change=n_iter_no_change,
+            tol=tol,
+            gradient_clip=gradient_clip,
+            callbacks=callbacks,
+            bn_recalibration_batches=bn_recalibration_batches,
+            dtype=dtype,
+            device=device,
+            n_jobs=n_jobs,
+            warm_start=warm_start,
+            random_state=random_state,
+            verbose=verbose,
+            **kwargs,
         )
+        self.standardize_target = standardize_target
+
+    def _trivial_loss(self, y, w=None):
+        # The loss of predicting the training mean: a fit that ends above it
+        # has learnt nothing (unscaled features, a wrong lr).
+        y = y.double()
+        if w is None:
+            var = y.var(dim=0, unbiased=False)
+        else:
+            w = w.double().reshape(-1, 1) / w.double().sum()
+            var = (w * (y - (w * y).sum(dim=0)) ** 2).sum(dim=0)
+        advice = "Standardise the features (e.g. StandardScaler in a Pipeline)"
+        if not self.standardize_target:
+            advice += " and the target (standardize_target=True)"
+        return float(var.mean()), "predicting the mean of y", advice
+
+    def _fit_target_scaling(self, y, sample_weight):
+        """``y_mean_`` and ``y_scale_`` (weighted, as repeated rows would)."""
+        y2 = np.asarray(y, dtype=np.float64).reshape(len(y), -1)
+        k = y2.shape[1]
+        if not self.standardize_target:
+            self.y_mean_, self.y_scale_ = np.zeros(k), np.ones(k)
+            return
+        w = None
+        if sample_weight is not None:
+            w = _check_sample_weight(sample_weight, y2, dtype=np.float64)
+            if not w.sum() > 0:
+                w = None  # _sample_weight raises the clear error
+        self.y_mean_, self.y_scale_ = target_mean_scale(y2, w)
 
     def _target(self, y):
         y = np.asarray(y, dtype=np.float64)
         self._y_ndim = getattr(self, "_y_ndim", y.ndim)
-        y2 = y.reshape(len(y), -1)
+        y2 = (y.reshape(len(y), -1) - self.y_mean_) / self.y_scale_
         return torch.as_tensor(y2, dtype=self._float_dtype(), device=self.device_)
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Train the module from scratch (or continue, with ``warm_start``).
 
         Parameters
         ----------
         X : array-like of shape (n_samples, ...)
         y : array-like of shape (n_samples,) or (n_samples, n_outputs)
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights: each sample's loss (and, with
+            ``standardize_target``, its share of the target's mean and
+            scale) is multiplied by its weight, so integer weights act as
+            repeated rows.
 
         Returns
         -------
@@ -1079,18 +1365,37 @@ history_, n_iter_, t_, n_features_in_
             return self._run(
                 self._to_tensor_X(X),
                 self._target(y),
-                epochs=self.max_epochs,
+                epochs=None,
                 first=False,
+                sample_weight=self._sample_weight(sample_weight, X),
             )
         X, y = self._validate_X(X, y, reset=True, multi_output=True, y_numeric=True)
         self.device_ = _resolve_device(self.device)
         self._y_ndim = np.ndim(y)
+        self._fit_target_scaling(y, sample_weight)
         yt = self._target(y)
         self._n_outputs = yt.shape[1]
-        return self._run(self._to_tensor_X(X), yt, epochs=self.max_epochs, first=True)
+        return self._run(
+            self._to_tensor_X(X),
+            yt,
+            epochs=None,
+            first=True,
+            sample_weight=self._sample_weight(sample_weight, X),
+        )
 
-    def partial_fit(self, X, y):
+    def partial_fit(self, X, y, sample_weight=None):
         """One epoch over ``(X, y)``, starting from the current state.
+
+        With ``standardize_target``, the first call's targets fix
+        ``y_mean_`` and ``y_scale_`` for every later call (the module's
+        outputs are in those units).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, ...)
+        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
+        sample_weight : array-like of shape (n_samples,), default=None
+            As in :meth:`fit`.
 
         Returns
         -------
@@ -1103,19 +1408,27 @@ history_, n_iter_, t_, n_features_in_
         if first:
             self.device_ = _resolve_device(self.device)
             self._y_ndim = np.ndim(y)
+            self._fit_target_scaling(y, sample_weight)
         yt = self._target(y)
         if first:
             self._n_outputs = yt.shape[1]
-        return self._run(self._to_tensor_X(X), yt, epochs=1, first=first)
+        return self._run(
+            self._to_tensor_X(X),
+            yt,
+            epochs=1,
+            first=first,
+            sample_weight=self._sample_weight(sample_weight, X),
+        )
 
     def predict(self, X):
-        """Module output.
+        """Module output, in the units of ``y`` (``standardize_target`` undone).
 
         Returns
         -------
         y : ndarray of shape (n_samples,) or (n_samples, n_outputs)
         """
-        out = self._forward(X).astype(float_dtype(X), copy=False)
+        out = self._forward(X) * self.y_scale_ + self.y_mean_
+        out = out.astype(float_dtype(X), copy=False)
         return out.ravel() if self._y_ndim == 1 else out
 
     def __sklearn_tags__(self):

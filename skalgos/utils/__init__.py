@@ -7,6 +7,7 @@ from ._backend import (
     to_device,
     to_numpy,
 )
+from ._streaming import partial_fit_chunks
 from .discovery import all_estimators
 
 __all__ = [
@@ -14,6 +15,7 @@ __all__ = [
     "cupy_available",
     "device",
     "get_namespace",
+    "partial_fit_chunks",
     "to_device",
     "to_numpy",
 ]

@@ -19,6 +19,7 @@ __all__ = [
     "check_groups",
     "check_point_clouds",
     "float_dtype",
+    "target_mean_scale",
     "validate_data",
 ]
 
@@ -45,7 +46,34 @@ def float_dtype(X):
     return np.float32 if is32 else np.float64
 
 
-def validate_data(_estimator, /, X="no_validation", y="no_validation", **kwargs):
+def target_mean_scale(y, sample_weight=None):
+    """Weighted mean and standard deviation of a target, per column.
+
+    What ``StandardScaler`` on ``y`` gives, with row ``i`` counted
+    ``sample_weight[i]`` times; a (near-)constant column keeps scale 1
+    (centred only). Shared by the estimators that standardise their target
+    inside (``standardize_target``).
+
+    Parameters
+    ----------
+    y : ndarray of shape (n_samples,) or (n_samples, n_outputs)
+    sample_weight : ndarray of shape (n_samples,) or None
+
+    Returns
+    -------
+    mean, scale : ndarray of shape y.shape[1:]
+    """
+    y = np.asarray(y)
+    mean = np.average(y, axis=0, weights=sample_weight)
+    scale = np.sqrt(np.average((y - mean) ** 2, axis=0, weights=sample_weight))
+    eps = np.finfo(y.dtype if y.dtype.kind == "f" else np.float64).eps
+    tiny = ~(scale > 1e3 * eps * np.maximum(1.0, np.abs(mean)))
+    return mean, np.where(tiny, 1.0, scale)
+
+
+def validate_data(
+    _estimator, /, X="no_validation", y="no_validation", *, densify=False, **kwargs
+):
     """scikit-learn's ``validate_data``, refusing namespaces the estimator lacks.
 
     Every skalgos estimator validates its input through this function, so an
@@ -54,9 +82,22 @@ def validate_data(_estimator, /, X="no_validation", y="no_validation", **kwargs)
     ``TypeError`` (see :func:`skalgos.utils._backend.check_array_api_support`)
     instead of an error from deep inside the validation. The arguments and the
     return value are those of :func:`sklearn.utils.validation.validate_data`.
+
+    ``densify=True`` accepts a sparse X (CSR, CSC or COO, such as the
+    default output of a ``ColumnTransformer`` with a ``OneHotEncoder``) and
+    returns it dense, for the estimators whose algorithm works on dense rows
+    but which must take what their scikit-learn counterparts take.
     """
     check_array_api_support(_estimator, X, y)
-    return _sklearn_validate_data(_estimator, X=X, y=y, **kwargs)
+    if densify:
+        kwargs.setdefault("accept_sparse", ["csr", "csc", "coo"])
+    out = _sklearn_validate_data(_estimator, X=X, y=y, **kwargs)
+    if not densify:
+        return out
+    if isinstance(out, tuple):
+        Xv, yv = out
+        return (Xv.toarray() if sp.issparse(Xv) else Xv), yv
+    return out.toarray() if sp.issparse(out) else out
 
 
 def check_adjacency(G, *, name="G", allow_weights=False, allow_self_loops=False):

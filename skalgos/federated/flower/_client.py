@@ -9,6 +9,13 @@ from .._kernels import ClientData, client_accuracy, client_losses, local_sgd
 from ._records import LOCAL_KEY, MODEL_KEY, _array_record, _model, _xp, decode_local
 
 
+def _num_examples(data):
+    """The node's total sample weight (its row count for unit weights): the
+    size its replies are weighted by, as the simulator's ``p_i``."""
+    size = float(data.size[0])
+    return int(size) if size.is_integer() else size
+
+
 class _NodeData:
     """Builds (once per partition) the ``ClientData`` of one node."""
 
@@ -201,7 +208,7 @@ def make_client_app(
                 ),
                 "metrics": MetricRecord(
                     {
-                        "num-examples": int(data.n[0]),
+                        "num-examples": _num_examples(data),
                         "n-steps": float(out["n_steps"][0]),
                         "tau": float(out["tau"][0]),
                         "train-loss": loss,
@@ -216,7 +223,7 @@ def make_client_app(
         data = node.data(context)
         W = data.xp.asarray(_model(msg.content["arrays"])[None, ...])
         metrics = {
-            "num-examples": int(data.n[0]),
+            "num-examples": _num_examples(data),
             "loss": float(client_losses(data, W)[0]),
         }
         if data.task == "classification":

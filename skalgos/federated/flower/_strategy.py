@@ -97,7 +97,7 @@ def _reply_outputs(xp, replies):
         out["mean_grad"] = stack("mean_grad")
     out["n_steps"] = xp.asarray([float(m["n-steps"]) for m in metrics])
     out["tau"] = xp.asarray([float(m["tau"]) for m in metrics])
-    sizes = np.asarray([int(m["num-examples"]) for m in metrics])
+    sizes = np.asarray([float(m["num-examples"]) for m in metrics])
     return out, sizes
 
 

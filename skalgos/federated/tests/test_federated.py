@@ -142,24 +142,29 @@ def test_fedecado_step_controller_bound():
 
 
 # ------------------------------------------------------------------ MasFL
+class _ScaledLoss(FederatedClassifier):
+    """The loss times 1000: every client gradient is scaled by the kernel's
+    ``grad_scale`` (sample weights are normalised, so they cannot do it)."""
+
+    def _setup(self, *args, **kwargs):
+        data, ctx = super()._setup(*args, **kwargs)
+        ctx.grad_scale = 1e3
+        return data, ctx
+
+
 # the unnormalised MasFL on 1000x the loss diverges (the point): it warns
 @pytest.mark.filterwarnings("ignore:The training loss went up:UserWarning")
 def test_adamasfl_invariant_to_loss_scaling():
     X, y = _iris()
-    sw = np.ones(X.shape[0])
     kw = dict(
         n_clients=6, n_rounds=3, local_steps=3, alpha=0.0, concurrency=3, random_state=1
     )
-    a = FederatedClassifier(AdaMasFL(buffer_size=2), **kw).fit(X, y, sample_weight=sw)
-    b = FederatedClassifier(AdaMasFL(buffer_size=2), **kw).fit(
-        X, y, sample_weight=1e3 * sw
-    )
+    a = FederatedClassifier(AdaMasFL(buffer_size=2), **kw).fit(X, y)
+    b = _ScaledLoss(AdaMasFL(buffer_size=2), **kw).fit(X, y)
     np.testing.assert_allclose(_params(a), _params(b), rtol=1e-9, atol=1e-12)
     # the unnormalised MasFL is not scale invariant (so the test can fail)
-    m1 = FederatedClassifier(MasFL(buffer_size=2), **kw).fit(X, y, sample_weight=sw)
-    m2 = FederatedClassifier(MasFL(buffer_size=2), **kw).fit(
-        X, y, sample_weight=1e3 * sw
-    )
+    m1 = FederatedClassifier(MasFL(buffer_size=2), **kw).fit(X, y)
+    m2 = _ScaledLoss(MasFL(buffer_size=2), **kw).fit(X, y)
     assert np.abs(_params(m1) - _params(m2)).max() > 1e-3
 
 
@@ -571,3 +576,183 @@ def test_divergence_fails_loudly():
         FederatedClassifier(
             n_clients=3, n_rounds=5, learning_rate=50.0, random_state=0
         ).fit(Xc * 10, yc)
+
+
+# ------------------------------------------------------- drop-in defaults
+def _iris_split():
+    from sklearn.model_selection import train_test_split
+
+    X, y = load_iris(return_X_y=True)
+    return train_test_split(X, y, random_state=0)
+
+
+def test_defaults_converge_on_iris_like_mlp():
+    """At defaults (n_rounds='auto') the small-data fit reaches
+    MLPClassifier's test accuracy; 20 fixed rounds (the old default) do not."""
+    from sklearn.neural_network import MLPClassifier
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    Xtr, Xte, ytr, yte = _iris_split()
+    fed = make_pipeline(StandardScaler(), FederatedClassifier(random_state=0))
+    mlp = make_pipeline(StandardScaler(), MLPClassifier(max_iter=2000, random_state=0))
+    acc = fed.fit(Xtr, ytr).score(Xte, yte)
+    assert acc >= mlp.fit(Xtr, ytr).score(Xte, yte) - 0.05
+    est = fed[-1]
+    assert 20 < est.n_iter_ < est._planned_rounds  # stopped early, past 20
+    short = make_pipeline(
+        StandardScaler(), FederatedClassifier(n_rounds=20, random_state=0)
+    )
+    assert short.fit(Xtr, ytr).score(Xte, yte) < acc
+
+
+def test_auto_rounds_stop_by_the_tol_rule():
+    X, y = _iris()
+    est = FederatedClassifier(n_clients=5, tol=1e-3, random_state=0).fit(X, y)
+    loss = np.array([h["loss"] for h in est.history_])
+    k = est.n_iter_no_change
+    assert len(loss) == est.n_iter_
+    # MLP's rule: each of the last k + 1 rounds failed to beat the best loss
+    # before it by tol, and that never happened k + 1 times in a row earlier
+    cnt, best, counts = 0, np.inf, []
+    for value in loss:
+        cnt = cnt + 1 if value > best - 1e-3 else 0
+        best = min(best, value)
+        counts.append(cnt)
+    assert counts[-1] == k + 1
+    assert max(counts[:-1]) <= k
+    # a fixed n_rounds runs exactly that many rounds, whatever tol says
+    fixed = FederatedClassifier(n_clients=5, n_rounds=300, random_state=0).fit(X, y)
+    assert fixed.n_iter_ == len(fixed.history_) == 300
+
+
+def test_auto_budget_exhausted_warns():
+    """A learning rate so small that the loss still falls by more than tol
+    per round when the budget ends: a ConvergenceWarning says what to do."""
+    from sklearn.exceptions import ConvergenceWarning
+
+    X, y = _iris()
+    est = FederatedClassifier(n_clients=3, learning_rate=1e-2, tol=1e-6)
+    with pytest.warns(ConvergenceWarning, match="whole budget of 200 rounds"):
+        est.set_params(random_state=0).fit(X, y)
+    assert est.n_iter_ == 200
+
+
+def test_budget_grows_with_the_data():
+    rng = np.random.RandomState(0)
+    small = FederatedRegressor(n_clients=2, random_state=0)
+    small.fit(rng.randn(100, 2), rng.randn(100))
+    assert small._planned_rounds == 200
+    n = 20000  # 10000 rows per client, 320 rows per round: 200 epochs
+    big = FederatedRegressor(n_clients=2, partition="iid", random_state=0)
+    X = rng.randn(n, 2)
+    big.fit(X, X @ [1.0, 2.0] + 0.1 * rng.randn(n))
+    assert big._planned_rounds == int(np.ceil(200 * 10000 / 320))
+    assert big.n_iter_ < big._planned_rounds  # early stopping
+
+
+# ------------------------------------------------------------ sample_weight
+@pytest.mark.parametrize("Est", [FederatedClassifier, FederatedRegressor])
+@pytest.mark.parametrize("strategy", [None, "fedecado", "fedprox"])
+def test_integer_weights_are_repeated_rows(Est, strategy):
+    """Full-batch clients given by client_id: weight k on a row is the row
+    repeated k times (losses, client shares, target scaling)."""
+    rng = np.random.RandomState(0)
+    X, y = _iris()
+    if Est is FederatedRegressor:
+        y = 300.0 * X[:, 0] - 50.0 * X[:, 2] + 1000.0 + 10.0 * rng.randn(len(y))
+    cid = rng.randint(0, 3, size=len(y))
+    sw = rng.randint(0, 4, size=len(y))
+    sw[:3] = 1  # each client keeps positive weight
+    rep = np.repeat(np.arange(len(y)), sw)
+    kw = dict(strategy=strategy, n_rounds=15, batch_size=None, random_state=0)
+    a = Est(**kw).fit(X, y, client_id=cid, sample_weight=sw)
+    b = Est(**kw).fit(X[rep], y[rep], client_id=cid[rep])
+    np.testing.assert_allclose(_params(a), _params(b), rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(
+        [h["loss"] for h in a.history_], [h["loss"] for h in b.history_], rtol=1e-9
+    )
+    # and the weights matter (so the test can fail)
+    c = Est(**kw).fit(X, y, client_id=cid)
+    assert np.abs(_params(a) - _params(c)).max() > 1e-3
+
+
+def test_weights_with_minibatches_draw_like_repeated_rows():
+    """Mini-batches draw rows with probability w_j / sum(w): the weighted fit
+    and the repeated-rows fit agree in distribution, so their averages over
+    seeds converge to the same model (a weighted fit that ignored the weights
+    in the draws would stay away)."""
+    rng = np.random.RandomState(1)
+    X = rng.randn(60, 2)
+    y = X @ [1.0, -1.0] + 0.5 * rng.randn(60)
+    sw = rng.randint(1, 4, size=60)
+    rep = np.repeat(np.arange(60), sw)
+    kw = dict(n_clients=1, n_rounds=30, batch_size=8, local_steps=5, alpha=0.0)
+    pa = [
+        _params(FederatedRegressor(random_state=s, **kw).fit(X, y, sample_weight=sw))
+        for s in range(20)
+    ]
+    pb = [
+        _params(FederatedRegressor(random_state=s, **kw).fit(X[rep], y[rep]))
+        for s in range(20)
+    ]
+    exact = np.linalg.lstsq(
+        np.c_[X, np.ones(60)] * np.sqrt(sw)[:, None], y * np.sqrt(sw), rcond=None
+    )[0]
+    np.testing.assert_allclose(np.mean(pa, axis=0), exact, atol=0.03)
+    np.testing.assert_allclose(np.mean(pb, axis=0), exact, atol=0.03)
+
+
+def test_zero_weight_client_is_an_error():
+    X, y = _iris()
+    cid = np.arange(len(y)) % 3
+    sw = (cid != 1).astype(float)
+    with pytest.raises(ValueError, match="client 1 has a total sample_weight of 0"):
+        FederatedClassifier(n_rounds=2).fit(X, y, client_id=cid, sample_weight=sw)
+    with pytest.raises(ValueError, match="(?i)negative"):
+        FederatedClassifier(n_rounds=2).fit(X, y, sample_weight=-np.ones(len(y)))
+
+
+# ------------------------------------------------------- target scaling
+def test_standardize_target_is_equivariant_for_the_linear_model():
+    """For the linear model the scaled and the raw fits are the same model
+    (least squares with an unpenalised intercept is equivariant in y), and
+    coef_ / intercept_ are in y's units."""
+    rng = np.random.RandomState(0)
+    X = rng.randn(300, 4)
+    y = 5e4 + 2e3 * (X @ [1.0, -2.0, 0.5, 0.0]) + 500.0 * rng.randn(300)
+    kw = dict(n_clients=4, n_rounds=40, random_state=0)
+    a = FederatedRegressor(**kw).fit(X, y)
+    b = FederatedRegressor(standardize_target=False, **kw).fit(X, y)
+    assert a.target_scale_ == pytest.approx(y.std())
+    assert (b.target_mean_, b.target_scale_) == (0.0, 1.0)
+    np.testing.assert_allclose(a.predict(X), b.predict(X), rtol=1e-9)
+    np.testing.assert_allclose(a.predict(X), X @ a.coef_ + a.intercept_, rtol=1e-12)
+    assert a.history_[-1]["loss"] < 1.0  # the loss is in standardised units
+
+
+def test_standardize_target_lets_the_mlp_fit_a_raw_target():
+    rng = np.random.RandomState(0)
+    X = rng.randn(400, 3)
+    y = 3e4 + 1e4 * np.tanh(X[:, 0]) * X[:, 1] + 1e3 * rng.randn(400)
+    kw = dict(model="mlp", n_clients=4, random_state=0)
+    good = FederatedRegressor(**kw).fit(X, y)
+    assert good.score(X, y) > 0.7
+    mlp_out = good.predict(X[:5])
+    W1, W2 = good.coefs_
+    b1, b2 = good.intercepts_
+    np.testing.assert_allclose(mlp_out, (np.tanh(X[:5] @ W1 + b1) @ W2 + b2)[:, 0])
+    # unscaled, the loss is ~1e8 and the local steps barely move the model
+    raw = FederatedRegressor(standardize_target=False, **kw).fit(X, y)
+    assert raw.score(X, y) < 0.1
+
+
+def test_sparse_input_is_the_dense_fit():
+    import scipy.sparse as sp
+
+    X, y = _iris()
+    kw = dict(n_clients=3, n_rounds=5, random_state=0)
+    a = FederatedClassifier(**kw).fit(sp.csr_matrix(X), y)
+    b = FederatedClassifier(**kw).fit(X, y)
+    np.testing.assert_array_equal(_params(a), _params(b))
+    np.testing.assert_array_equal(a.predict_proba(sp.csc_matrix(X)), b.predict_proba(X))

@@ -253,6 +253,26 @@ def test_strategy_start_on_in_process_grid_is_the_simulator(iris, strategy):
     np.testing.assert_allclose(clf.predict_proba(X), est.predict_proba(X))
 
 
+def test_weighted_nodes_are_the_weighted_simulator(iris):
+    """sample_weight given to the ClientApp: each node's loss is its weighted
+    mean and its reply weighs its total weight, as in the simulator."""
+    X, y, cid = iris
+    sw = np.random.RandomState(0).randint(1, 4, size=len(y)).astype(float)
+    kw = dict(partition="given", local_steps=STEPS, learning_rate=LR, batch_size=None)
+    est = FederatedClassifier(FedECADO(), n_rounds=3, **kw)
+    est.fit(X, y, client_id=cid, sample_weight=sw)
+    fl = FlowerStrategy(FedECADO(), learning_rate=LR, local_steps=STEPS)
+    grid = InProcessGrid(
+        make_client_app(X, y, client_id=cid, sample_weight=sw), n_nodes=4
+    )
+    res = fl.start(grid, initial_arrays(4, 3), num_rounds=3)
+    W = fl.model_arrays(res.arrays)["W"].numpy()
+    np.testing.assert_allclose(W, est._coef_xp, rtol=1e-12, atol=1e-14)
+    unweighted = FederatedClassifier(FedECADO(), n_rounds=3, **kw)
+    unweighted.fit(X, y, client_id=cid)
+    assert np.abs(W - unweighted._coef_xp).max() > 1e-3
+
+
 def test_partial_participation_keeps_absent_clients_flows(iris):
     X, y, cid = iris
     grid = _grid(X, y, cid)

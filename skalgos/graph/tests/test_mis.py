@@ -563,3 +563,14 @@ def test_verbose_and_threads(capsys):
     c.set_params(**PCQO_ONLY)
     d.set_params(**PCQO_ONLY)
     np.testing.assert_array_equal(c.fit(A).mask_, d.fit(A).mask_)
+
+
+def test_dataframe_with_a_string_column_is_a_clear_type_error():
+    # issue 39: a string column surfaced as numpy's "'<=' not supported"
+    pd = pytest.importorskip("pandas")
+    df = pd.DataFrame({"a": [0.0, 1.0, 0.0], "b": ["x", "y", "z"], "c": [1.0, 0, 1]})
+    with pytest.raises(TypeError, match=r"X must be a numeric adjacency.*\['b'\]"):
+        MaximumIndependentSet().fit(df)
+    path = pd.DataFrame(np.array([[0, 1, 0], [1, 0, 1], [0, 1, 0]]))
+    est = MaximumIndependentSet(solver="milp").fit(path)
+    assert est.n_features_in_ == 3

@@ -466,3 +466,67 @@ def test_weighted_normal_equations():
         reg.fit(X, y, sample_weight=-w)
     with pytest.raises(ValueError, match="[Ss]ample.weight"):
         reg.fit(X, y, sample_weight=np.zeros(50))
+
+
+# --------------------------------------------------------------- issue 35: budget, proba
+
+
+def test_memory_budget_refuses_before_allocating(monkeypatch):
+    """A wide table at a degree whose harmonic count explodes: a clear error, no array."""
+    import skalgos.kernel_ridge._spec_avg as sa
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 26))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    y = X[:, 0]
+    allocated = []
+    real_zeros = np.zeros
+
+    def spy(shape, *a, **k):
+        allocated.append(shape)
+        return real_zeros(shape, *a, **k)
+
+    monkeypatch.setattr(sa.np, "zeros", spy)
+    # degree 6 on S^25: D = C(31, 6) + C(30, 5) = 878,787 functions
+    with pytest.raises(MemoryError, match="GiB, above the budget"):
+        InvariantKernelRidge(SphereHarmonics(26, 6)).fit(X, y)
+    assert allocated == []
+    # the estimate is the one the check uses, and a small budget refuses a small fit
+    spaces = sa._kept_spaces(SphereHarmonics(26, 2).resolve(26), None, None)
+    need = sa._estimated_bytes(spaces, None, 40)
+    with pytest.raises(MemoryError):
+        sa._check_memory(spaces, None, 40, budget=need - 1)
+    sa._check_memory(spaces, None, 40, budget=need)
+
+
+def test_classifier_predict_proba_is_softmax_of_scores():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(90, 4))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    y3 = np.digitize(np.sort(np.abs(X), axis=1)[:, -1], [0.6, 0.75])
+    g = PermutationGroup(4)
+    clf = InvariantKernelClassifier(SphereHarmonics(4, 4), g).fit(X, y3)
+    P = clf.predict_proba(X)
+    S = clf.decision_function(X)
+    ref = np.exp(S - S.max(axis=1, keepdims=True))
+    ref /= ref.sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(P, ref, rtol=1e-12)
+    np.testing.assert_allclose(P.sum(axis=1), 1.0, rtol=1e-12)
+    np.testing.assert_array_equal(clf.classes_[P.argmax(axis=1)], clf.predict(X))
+    # invariant: permuting the coordinates leaves the probabilities unchanged
+    np.testing.assert_allclose(clf.predict_proba(X[:, [2, 0, 3, 1]]), P, atol=1e-10)
+    yb = (y3 > 0).astype(int)
+    clfb = InvariantKernelClassifier(SphereHarmonics(4, 4), g).fit(X, yb)
+    s = clfb.decision_function(X)
+    Pb = clfb.predict_proba(X)
+    np.testing.assert_allclose(Pb[:, 1], 1.0 / (1.0 + np.exp(-2.0 * s)), rtol=1e-12)
+    np.testing.assert_array_equal(clfb.classes_[Pb.argmax(axis=1)], clfb.predict(X))
+
+
+@pytest.mark.parametrize("dim,degree", [(2, 6), (3, 5), (5, 3), (6, 4), (26, 2)])
+def test_sphere_eigenspaces_from_counts_match_the_built_basis(dim, degree):
+    """The count-only spectrum (used by the memory check) is the built one."""
+    from skalgos.kernel_ridge._bases import _BasisBase
+
+    basis = SphereHarmonics(dim, degree)
+    assert basis.eigenspaces() == _BasisBase.eigenspaces(basis)

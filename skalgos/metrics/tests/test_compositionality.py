@@ -403,3 +403,22 @@ def test_bayes_code_rejects_discrete_z():
     W, Z = make_object_language(2, 3, 5, random_state=0)
     with pytest.raises(ValueError, match="code='bayes'"):
         RepresentationalCompositionality(code="bayes").fit(W, Z)
+
+
+@pytest.mark.parametrize("code", ["auto", "prequential"])
+@pytest.mark.parametrize("dtype", [float, int, object])
+def test_constant_z_is_refused_with_a_clear_error(code, dtype):
+    # issue 39: a constant Z made K(Z | W) zero and fit divided by it
+    W = np.random.RandomState(0).randint(0, 3, size=(60, 2))
+    Z = np.ones((60, 3)).astype(dtype)
+    if dtype is object:
+        Z[:] = "a"
+    est = RepresentationalCompositionality(
+        code=code, discrete_z=dtype is not float, min_size=20, increment=20
+    )
+    with pytest.raises(ValueError, match="y .* is constant"):
+        est.fit(W, Z)
+    # one varying column is enough for C to be defined
+    Z[::2, 0] = 2 if dtype is not object else "b"
+    est.fit(W, Z)
+    assert np.isfinite(est.compositionality_)

@@ -263,7 +263,11 @@ def test_every_point_is_reachable_after_a_bad_build(max_degree, m):
     # the repair pass links each back, within the degree bound
     X, groups = zipf_blobs(1_500, n_features=16, centers=30, n_rare=100)
     nn = DiverseNearestNeighbors(
-        max_degree=max_degree, m=m, build_list_size=32, random_state=0
+        max_degree=max_degree,
+        m=m,
+        build_list_size=32,
+        search_list_size=24,
+        random_state=0,
     ).fit(X, groups)
     if m > 1:
         assert nn._build_stats["unreachable_before_repair"] > 100

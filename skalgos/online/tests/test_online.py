@@ -27,6 +27,32 @@ from skalgos.online.delays import (
     UniformInt,
 )
 
+# The paper's single-pass stream semantics (the estimators' defaults add
+# target standardisation, radius="auto", multi-pass fit, a larger classifier
+# ball and tail averaging for batch use): every stream test pins them.
+_PAPER = {
+    "standardize": False,
+    "max_iter": 1,
+    "average": False,
+    "radius": 1.0,
+}
+
+
+def _paper(cls, *args, **kw):
+    est = cls(*args, **kw)
+    params = est.get_params(deep=False)
+    paper = dict(_PAPER)
+    if cls is DelayedFTRLRegressor and not args:
+        paper["strong_convexity"] = 1.0
+    if cls is DelayedOnlineNewtonStepClassifier:
+        paper["epsilon"] = "auto"
+    if cls is ClippedVAWRegressor:
+        paper["fit_intercept"] = False
+    if cls is BOLD and not args and "base_estimator" not in kw:
+        paper["base_estimator"] = _paper(DelayedFTRLRegressor)
+    est.set_params(**{k: v for k, v in paper.items() if k in params and k not in kw})
+    return est
+
 
 def _stream(T=120, n=3, seed=0, noise=0.1):
     rng = np.random.default_rng(seed)
@@ -41,14 +67,14 @@ def _stream(T=120, n=3, seed=0, noise=0.1):
 def test_vaw_zero_delay_is_textbook_vaw():
     X, y = _stream()
     lam = 0.7
-    est = ClippedVAWRegressor(alpha=lam, clip=None).fit(X, y)
+    est = _paper(ClippedVAWRegressor, alpha=lam, clip=None).fit(X, y)
     n = X.shape[1]
     for t in range(X.shape[0]):
         A = lam * np.eye(n) + X[: t + 1].T @ X[: t + 1]
         b = X[:t].T @ y[:t]
         expect = X[t] @ np.linalg.solve(A, b)
         assert est.online_predictions_[t] == pytest.approx(expect, abs=1e-10)
-    both = ClippedVAWRegressor(alpha=lam, clip=None, covariance="all").fit(X, y)
+    both = _paper(ClippedVAWRegressor, alpha=lam, clip=None, covariance="all").fit(X, y)
     np.testing.assert_allclose(
         both.online_predictions_, est.online_predictions_, atol=1e-10
     )
@@ -63,7 +89,9 @@ def test_ons_zero_delay_is_textbook_ons(cls):
         y = (y > 0).astype(int)
         signs = np.where(y == 1, 1.0, -1.0)
     gamma, eps = 0.3, 2.0
-    est = cls(radius=None, gamma=gamma, epsilon=eps, fit_intercept=False).fit(X, y)
+    est = _paper(cls, radius=None, gamma=gamma, epsilon=eps, fit_intercept=False).fit(
+        X, y
+    )
     n = X.shape[1]
     A = eps * np.eye(n)
     w = np.zeros(n)
@@ -82,9 +110,9 @@ def test_ons_zero_delay_is_textbook_ons(cls):
 
 def test_ogd_zero_delay_is_textbook_projected_ogd():
     X, y = _stream(60)
-    est = DelayedOGDRegressor(radius=0.5, learning_rate=0.2, fit_intercept=False).fit(
-        X, y
-    )
+    est = _paper(
+        DelayedOGDRegressor, radius=0.5, learning_rate=0.2, fit_intercept=False
+    ).fit(X, y)
     w = np.zeros(3)
     for t in range(60):
         assert est.online_predictions_[t] == pytest.approx(X[t] @ w)
@@ -97,7 +125,7 @@ def test_ogd_zero_delay_is_textbook_projected_ogd():
 def test_ftrl_zero_delay_unconstrained_is_ftl_on_surrogates():
     X, y = _stream(50)
     lam = 2.0
-    est = DelayedFTRLRegressor(lam, radius=None, fit_intercept=False).fit(X, y)
+    est = _paper(DelayedFTRLRegressor, lam, radius=None, fit_intercept=False).fit(X, y)
     ws, lin = [np.zeros(3)], np.zeros(3)
     for t in range(50):
         w = ws[-1]
@@ -116,7 +144,7 @@ def test_vaw_regret_below_textbook_bound():
     X, y = _stream(300, n=4, seed=3)
     a = 1.0
     score = delayed_progressive_score(
-        ClippedVAWRegressor(alpha=a, clip=None), X, y, comparator=np.zeros(4)
+        _paper(ClippedVAWRegressor, alpha=a, clip=None), X, y, comparator=np.zeros(4)
     )
     u = np.linalg.solve(a * np.eye(4) + X.T @ X, X.T @ y)
     regret = np.sum(score.losses) - np.sum(0.5 * (X @ u - y) ** 2)
@@ -130,7 +158,7 @@ def test_ogd_regret_below_textbook_bound():
     X, y = _stream(400, seed=4)
     radius = 1.0
     s = delayed_progressive_score(
-        DelayedOGDRegressor(radius=radius, fit_intercept=False), X, y
+        _paper(DelayedOGDRegressor, radius=radius, fit_intercept=False), X, y
     )
     G = np.max(np.linalg.norm(X, axis=1)) * (
         np.max(np.linalg.norm(X, axis=1)) * radius + np.max(np.abs(y))
@@ -144,7 +172,13 @@ def test_ftl_strongly_convex_regret_below_log_bound():
     X, y = _stream(400, seed=5)
     lam, radius = 1.0, 1.0
     s = delayed_progressive_score(
-        DelayedFTRLRegressor(lam, radius=radius, adaptive=False, fit_intercept=False),
+        _paper(
+            DelayedFTRLRegressor,
+            lam,
+            radius=radius,
+            adaptive=False,
+            fit_intercept=False,
+        ),
         X,
         y,
     )
@@ -201,10 +235,10 @@ class _Spy:
             self.plays.append((getattr(est, "_G", None), est._sigma_sum, w.copy()))
             return w
 
-        def spy_update(x, y, w):
+        def spy_update(x, y, w, sw=1.0):
             before = est._w.copy() if hasattr(est, "_w") else None
             self.updates.append((x.copy(), float(y), w.copy(), before))
-            return update(x, y, w)
+            return update(x, y, w, sw)
 
         est._point, est._update = spy_point, spy_update
 
@@ -224,7 +258,7 @@ def test_delayed_ogd_fixed_step_regret_below_bound(model):
     d = model.sample(T, 0)
     K = len(_observed(d)[0])
     eta = R / (_squared_G(X, y, R) * np.sqrt(K + 2 * _sigmas(d).sum()))
-    est = DelayedOGDRegressor(radius=R, learning_rate=eta, fit_intercept=False)
+    est = _paper(DelayedOGDRegressor, radius=R, learning_rate=eta, fit_intercept=False)
     s = delayed_progressive_score(est, X, y, delays=d)
     G = np.max(_grad_norms(est.fit(X, y, delays=d), X, y))
     bound = R**2 / (2 * eta) + eta * G**2 * (K / 2 + _sigmas(d).sum())
@@ -249,7 +283,7 @@ def test_delayed_ogd_auto_step_regret_below_sqrt_dtot_bound(model):
     T, R = 800, 1.0
     X, y = _stream(T, n=4, seed=8)
     d = model.sample(T, 0)
-    est = DelayedOGDRegressor(radius=R, fit_intercept=False)
+    est = _paper(DelayedOGDRegressor, radius=R, fit_intercept=False)
     s = delayed_progressive_score(est, X, y, delays=d)
     G = np.max(_grad_norms(est.fit(X, y, delays=d), X, y))
     sig = _sigmas(d)
@@ -285,10 +319,12 @@ def test_delayed_ftl_regret_below_sigma_log_bound(model):
     X, y = _stream(T, n=4, seed=9)
     d = model.sample(T, 0)
     kw = dict(radius=R, adaptive=False, fit_intercept=False)
-    est = DelayedFTRLRegressor(lam, **kw)
+    est = _paper(DelayedFTRLRegressor, lam, **kw)
     spy = _Spy(est)
     est.fit(X, y, delays=d)
-    s = delayed_progressive_score(DelayedFTRLRegressor(lam, **kw), X, y, delays=d)
+    s = delayed_progressive_score(
+        _paper(DelayedFTRLRegressor, lam, **kw), X, y, delays=d
+    )
     np.testing.assert_allclose(s.losses, est.losses_)  # the spy changed nothing
     Gh = _surrogate_G(spy, X, y, lam, R)
     assert Gh <= _squared_G(X, y, R) + 3 * lam * R
@@ -321,11 +357,11 @@ def test_adaptive_delayed_ftrl_regret_below_bound(model):
     T, R, lam = 800, 1.0, 0.05
     X, y = _stream(T, n=4, seed=10)
     d = model.sample(T, 0)
-    est = DelayedFTRLRegressor(lam, radius=R, fit_intercept=False)
+    est = _paper(DelayedFTRLRegressor, lam, radius=R, fit_intercept=False)
     spy = _Spy(est)
     est.fit(X, y, delays=d)
     s = delayed_progressive_score(
-        DelayedFTRLRegressor(lam, radius=R, fit_intercept=False), X, y, delays=d
+        _paper(DelayedFTRLRegressor, lam, radius=R, fit_intercept=False), X, y, delays=d
     )
     np.testing.assert_allclose(s.losses, est.losses_)  # the spy changed nothing
     Gt, St, _ = (np.array(v) for v in zip(*spy.plays[:T]))
@@ -356,9 +392,9 @@ class _ONSSpy:
         self.rows = []
         update = est._update
 
-        def spy_update(x, y, w):
+        def spy_update(x, y, w, sw=1.0):
             before = est._w.copy()
-            update(x, y, w)
+            update(x, y, w, sw)
             # the update comes at the end of round t_ - 1
             self.rows.append(
                 (est.t_ - 1, x.copy(), float(y), w.copy(), before, est._lam)
@@ -400,10 +436,12 @@ def test_delayed_ons_adaptive_regret_below_bound(model):
     gamma = 0.5 * min(1 / (4 * G * Dm), np.exp(-xm * R))
     eps = 1 / (gamma * Dm) ** 2
     kw = dict(radius=R, gamma=gamma, epsilon=eps, fit_intercept=False)
-    est = DelayedOnlineNewtonStepClassifier(**kw)
+    est = _paper(DelayedOnlineNewtonStepClassifier, **kw)
     spy = _ONSSpy(est)
     est.fit(X, y, delays=d)
-    s = delayed_progressive_score(DelayedOnlineNewtonStepClassifier(**kw), X, y, d)
+    s = delayed_progressive_score(
+        _paper(DelayedOnlineNewtonStepClassifier, **kw), X, y, d
+    )
     np.testing.assert_allclose(s.losses, est.losses_)  # the spy changed nothing
     rounds, lams, grads, stale, moves = [], [], [], [], []
     A = gamma * eps * np.eye(3)
@@ -457,9 +495,9 @@ def test_delayed_ons_step_shrinks_as_feedback_is_outstanding():
     X, y = _stream(160, n=4, seed=3)
     n0 = 40
     for est in (
-        DelayedOnlineNewtonStepRegressor(),
-        DelayedOnlineNewtonStepRegressor(gamma="theory"),
-        DelayedOnlineNewtonStepClassifier(),
+        _paper(DelayedOnlineNewtonStepRegressor),
+        _paper(DelayedOnlineNewtonStepRegressor, gamma="theory"),
+        _paper(DelayedOnlineNewtonStepClassifier),
     ):
         yy = (y > 0).astype(int) if hasattr(est, "predict_proba") else y
         steps = []
@@ -486,15 +524,15 @@ def test_delayed_ons_defaults_do_not_lose_to_delayed_ogd():
     X = StandardScaler().fit_transform(X)
     y = (y - y.mean()) / y.std()
     d = Constant(20).sample(len(y))
-    ons = DelayedOnlineNewtonStepRegressor().fit(X, y, delays=d)
-    ogd = DelayedOGDRegressor().fit(X, y, delays=d)
+    ons = _paper(DelayedOnlineNewtonStepRegressor).fit(X, y, delays=d)
+    ogd = _paper(DelayedOGDRegressor).fit(X, y, delays=d)
     assert np.mean(ons.losses_) < np.mean(ogd.losses_)
     Xb, yb = load_breast_cancer(return_X_y=True)
     perm = np.random.default_rng(0).permutation(len(yb))
     Xb, yb = StandardScaler().fit_transform(Xb)[perm], yb[perm]
     d = UniformInt(0, 20).sample(len(yb), 0)
-    ons = DelayedOnlineNewtonStepClassifier().fit(Xb, yb, delays=d)
-    ogd = DelayedOGDClassifier().fit(Xb, yb, delays=d)
+    ons = _paper(DelayedOnlineNewtonStepClassifier).fit(Xb, yb, delays=d)
+    ogd = _paper(DelayedOGDClassifier).fit(Xb, yb, delays=d)
     assert np.mean(ons.losses_) < np.mean(ogd.losses_)
 
 
@@ -556,7 +594,7 @@ def test_ons_with_active_ball_matches_eigendecomposition_projection(monkeypatch)
     y = (X @ rng.normal(size=6) > 0).astype(int)
     d = UniformInt(0, 5).sample(150, 0)
     kw = dict(radius=0.3, gamma=0.5, epsilon=1.0, fit_intercept=False)
-    ours = DelayedOnlineNewtonStepClassifier(**kw).fit(X, y, delays=d)
+    ours = _paper(DelayedOnlineNewtonStepClassifier, **kw).fit(X, y, delays=d)
     calls = []
 
     def reference(v, radius, A=None):
@@ -566,7 +604,7 @@ def test_ons_with_active_ball_matches_eigendecomposition_projection(monkeypatch)
         return _projection_reference(A, v, radius)[0]
 
     monkeypatch.setattr(_learners, "project_ball", reference)
-    ref = DelayedOnlineNewtonStepClassifier(**kw).fit(X, y, delays=d)
+    ref = _paper(DelayedOnlineNewtonStepClassifier, **kw).fit(X, y, delays=d)
     assert len(calls) > 50  # the constraint was active
     np.testing.assert_allclose(ours.coef_, ref.coef_, atol=1e-9)
     np.testing.assert_allclose(ours.losses_, ref.losses_, atol=1e-9)
@@ -575,8 +613,8 @@ def test_ons_with_active_ball_matches_eigendecomposition_projection(monkeypatch)
 def test_clipping_never_hurts_when_label_in_range():
     X, y = _stream(200, seed=6, noise=0.5)
     d = UniformInt(0, 5).sample(200, 0)
-    clip = ClippedVAWRegressor(alpha=0.5).fit(X, y, delays=d)
-    plain = ClippedVAWRegressor(alpha=0.5, clip=None).fit(X, y, delays=d)
+    clip = _paper(ClippedVAWRegressor, alpha=0.5).fit(X, y, delays=d)
+    plain = _paper(ClippedVAWRegressor, alpha=0.5, clip=None).fit(X, y, delays=d)
     Y = 0.0
     seen = set()
     pending = {}
@@ -595,9 +633,11 @@ def test_clipping_never_hurts_when_label_in_range():
 def test_ftrl_beats_bold_on_a_spike():
     X, y = _stream(300, seed=7)
     d = Spike(at=0, size=150).sample(300)
-    ftrl = delayed_progressive_score(DelayedFTRLRegressor(1.0, adaptive=False), X, y, d)
+    ftrl = delayed_progressive_score(
+        _paper(DelayedFTRLRegressor, 1.0, adaptive=False), X, y, d
+    )
     bold = delayed_progressive_score(
-        BOLD(DelayedFTRLRegressor(1.0, adaptive=False)), X, y, d
+        _paper(BOLD, _paper(DelayedFTRLRegressor, 1.0, adaptive=False)), X, y, d
     )
     assert ftrl.sigma_max == 1 and ftrl.d_max == 150
     assert bold.regret > 5 * ftrl.regret
@@ -609,13 +649,13 @@ def test_ftrl_beats_bold_on_a_spike():
 @pytest.mark.parametrize(
     "est",
     [
-        DelayedFTRLRegressor(0.5),
-        DelayedOnlineNewtonStepRegressor(gamma=0.5),
-        ClippedVAWRegressor(),
-        DelayedOGDRegressor(),
-        BOLD(n_copies=4),
-        DelayedOnlineNewtonStepClassifier(gamma=0.5),
-        DelayedOGDClassifier(),
+        _paper(DelayedFTRLRegressor, 0.5),
+        _paper(DelayedOnlineNewtonStepRegressor, gamma=0.5),
+        _paper(ClippedVAWRegressor),
+        _paper(DelayedOGDRegressor),
+        _paper(BOLD, n_copies=4),
+        _paper(DelayedOnlineNewtonStepClassifier, gamma=0.5),
+        _paper(DelayedOGDClassifier),
     ],
     ids=lambda e: type(e).__name__,
 )
@@ -625,8 +665,8 @@ def test_partial_fit_in_chunks_equals_fit(est):
     if classifier:
         y = np.where(y > 0, "yes", "no")
     d = Geometric(0.3).sample(90, random_state=1)
-    full = est.__class__(**est.get_params()).fit(X, y, delays=d)
-    part = est.__class__(**est.get_params())
+    full = clone(est).fit(X, y, delays=d)
+    part = clone(est)
     # The one-row chunk holds one class only: classes= names both up front.
     kw = {"classes": ["no", "yes"]} if classifier else {}
     for sl in (slice(0, 25), slice(25, 26), slice(26, 90)):
@@ -650,7 +690,7 @@ def test_partial_fit_in_chunks_equals_fit(est):
 def test_protocol_counters_and_no_early_feedback(delays):
     T = len(delays)
     X, y = _stream(T)
-    est = DelayedOGDRegressor(learning_rate=0.1).fit(X, y, delays=delays)
+    est = _paper(DelayedOGDRegressor, learning_rate=0.1).fit(X, y, delays=delays)
     d = np.array(delays)
     assert est.d_tot_ == d.sum() and est.d_max_ == d.max()
     sigma = [sum(1 for s in range(t) if s + d[s] >= t) for t in range(T)]
@@ -658,7 +698,7 @@ def test_protocol_counters_and_no_early_feedback(delays):
     assert est.n_observed_ == sum(1 for s in range(T) if s + d[s] <= T - 1)
     # A label seen too early would change a prediction: delaying every
     # feedback to the end must give predictions from the initial weights.
-    late = DelayedOGDRegressor(learning_rate=0.1).fit(
+    late = _paper(DelayedOGDRegressor, learning_rate=0.1).fit(
         X, y, delays=np.arange(T)[::-1] + T
     )
     np.testing.assert_array_equal(late.online_predictions_, np.zeros(T))
@@ -667,11 +707,11 @@ def test_protocol_counters_and_no_early_feedback(delays):
 def test_classifier_binary_and_errors():
     X, y = _stream(80)
     labels = np.where(y > 0, "pos", "neg")
-    clf = DelayedOGDClassifier(radius=3).fit(X, labels, delays=1)
+    clf = _paper(DelayedOGDClassifier, radius=3).fit(X, labels, delays=1)
     assert set(clf.predict(X)) <= {"neg", "pos"}
     np.testing.assert_allclose(clf.predict_proba(X).sum(axis=1), 1)
-    with pytest.raises(ValueError, match="binary"):
-        DelayedOGDClassifier().fit(X, np.arange(80) % 3)
+    with pytest.raises(ValueError, match="Only one class"):
+        DelayedOGDClassifier().fit(X, np.zeros(80))
 
 
 @pytest.mark.parametrize(
@@ -681,7 +721,7 @@ def test_classifier_binary_and_errors():
 def test_bad_delays(delays, match):
     X, y = _stream(10)
     with pytest.raises(ValueError, match=match):
-        DelayedFTRLRegressor().fit(X, y, delays=delays)
+        _paper(DelayedFTRLRegressor).fit(X, y, delays=delays)
 
 
 def test_bad_labels_and_feature_change():
@@ -689,8 +729,8 @@ def test_bad_labels_and_feature_change():
     y2 = y.copy()
     y2[3] = np.nan
     with pytest.raises(ValueError, match="NaN"):
-        ClippedVAWRegressor().fit(X, y2)
-    est = ClippedVAWRegressor().partial_fit(X, y)
+        _paper(ClippedVAWRegressor).fit(X, y2)
+    est = _paper(ClippedVAWRegressor).partial_fit(X, y)
     with pytest.raises(ValueError, match="features"):
         est.partial_fit(X[:, :2], y)
 
@@ -714,8 +754,12 @@ def test_delay_models():
 def test_async_zero_delay_is_minibatch_sgd():
     X, y = _stream(50)
     B, lr, T = 4, 0.3, 200
-    est = AsyncMiniBatchRegressor(
-        batch_size=B, learning_rate=lr, fit_intercept=False, random_state=0
+    est = _paper(
+        AsyncMiniBatchRegressor,
+        batch_size=B,
+        learning_rate=lr,
+        fit_intercept=False,
+        random_state=0,
     ).fit(X, y, delays=np.zeros(T, int))
     idx = np.random.RandomState(0).randint(0, 50, size=T)
     w = np.zeros(3)
@@ -729,7 +773,7 @@ def test_async_zero_delay_is_minibatch_sgd():
 def test_async_constant_delay_one_update_every_d_plus_one():
     X, y = _stream(30)
     D, T = 3, 100
-    est = AsyncMiniBatchRegressor(batch_size=1, random_state=0).fit(
+    est = _paper(AsyncMiniBatchRegressor, batch_size=1, random_state=0).fit(
         X, y, delays=np.full(T, D)
     )
     # after each update, the next D arrivals were computed at the old iterate
@@ -762,12 +806,12 @@ def test_quantile_beats_async_under_heavy_tails():
     X = rng.normal(size=(200, 5))
     y = X @ rng.normal(size=5)
     d = HeavyTailed(long_delay=500).sample(3000, 1)
-    ours = AsyncMiniBatchRegressor(quantile=0.9, learning_rate=0.1, random_state=0).fit(
-        X, y, d
-    )
-    base = AsyncMiniBatchRegressor("async", learning_rate=0.1, random_state=0).fit(
-        X, y, d
-    )
+    ours = _paper(
+        AsyncMiniBatchRegressor, quantile=0.9, learning_rate=0.1, random_state=0
+    ).fit(X, y, d)
+    base = _paper(
+        AsyncMiniBatchRegressor, "async", learning_rate=0.1, random_state=0
+    ).fit(X, y, d)
     assert ours.loss_curve_[-1] < base.loss_curve_[-1]
 
 
@@ -777,7 +821,9 @@ def test_async_auto_learning_rate_is_stable_on_unscaled_data():
     X = 100.0 * rng.normal(size=(80, 3))
     y = X @ np.array([0.5, -1.0, 2.0])
     for method in ("quantile", "async"):
-        est = AsyncMiniBatchRegressor(method, n_steps=2000, random_state=0).fit(X, y)
+        est = _paper(AsyncMiniBatchRegressor, method, n_steps=2000, random_state=0).fit(
+            X, y
+        )
         assert np.all(np.isfinite(est.loss_curve_))
         assert est.loss_curve_[-1] < est.loss_curve_[0]
         assert est.learning_rate_ == pytest.approx(
@@ -785,13 +831,120 @@ def test_async_auto_learning_rate_is_stable_on_unscaled_data():
         )
 
 
-def test_classifier_multiclass_message_and_unfitted():
+def test_classifier_unfitted():
     from sklearn.exceptions import NotFittedError
 
-    from skalgos.online import DelayedOGDClassifier
-
     X = np.random.default_rng(0).normal(size=(9, 2))
-    with pytest.raises(ValueError, match="Only binary classification"):
-        DelayedOGDClassifier().fit(X, np.arange(9) % 3)
     with pytest.raises(NotFittedError):
         DelayedOGDClassifier().predict(X)
+
+
+# -- batch defaults (issue 34): weights, multiclass, real data, warnings ----------
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: DelayedOGDRegressor(max_iter=3, shuffle=False),
+        lambda: DelayedFTRLRegressor(max_iter=3, shuffle=False),
+        lambda: DelayedOnlineNewtonStepRegressor(max_iter=3, shuffle=False),
+        lambda: ClippedVAWRegressor(max_iter=3, shuffle=False),
+        lambda: BOLD(n_copies=1, max_iter=3, shuffle=False),
+        lambda: DelayedOGDClassifier(max_iter=3, shuffle=False),
+    ],
+)
+def test_sample_weight_equals_repeating_or_dropping_rows(make):
+    # VAW's state is sum w x x^T and sum w y x: integer weights are exactly
+    # repeated rows. The gradient learners take one step of weight k at one
+    # point where k repeats take k steps, so for them weight 0 / 1 is
+    # checked: exactly dropping / keeping the row (also through the target
+    # scale and radius="auto", which are weighted).
+    X, y = _stream(40, seed=2)
+    est = make()
+    if hasattr(est, "predict_proba"):
+        y = (y > 0).astype(int)
+    high = 4 if isinstance(est, ClippedVAWRegressor) else 2
+    sw = np.random.default_rng(0).integers(0, high, size=40)
+    w = clone(est).fit(X, y, sample_weight=sw)
+    r = clone(est).fit(np.repeat(X, sw, axis=0), np.repeat(y, sw))
+    method = "decision_function" if hasattr(est, "predict_proba") else "predict"
+    np.testing.assert_allclose(
+        getattr(w, method)(X), getattr(r, method)(X), rtol=1e-9, atol=1e-12
+    )
+
+
+def test_async_integer_weights_draw_the_repeated_rows():
+    X, y = _stream(30, seed=1)
+    sw = np.random.default_rng(1).integers(0, 4, size=30)
+    Xr, yr = np.repeat(X, sw, axis=0), np.repeat(y, sw)
+    kw = dict(n_steps=500, random_state=0)
+    w = AsyncMiniBatchRegressor(**kw).fit(X, y, sample_weight=sw)
+    r = AsyncMiniBatchRegressor(**kw).fit(Xr, yr, sample_weight=np.ones(len(yr)))
+    np.testing.assert_allclose(w.coef_, r.coef_, rtol=1e-10)
+    np.testing.assert_allclose(w.intercept_, r.intercept_, rtol=1e-10)
+
+
+@pytest.mark.parametrize(
+    "cls", [DelayedOGDClassifier, DelayedOnlineNewtonStepClassifier]
+)
+def test_multiclass_ovr_agrees_with_each_binary_problem(cls):
+    from sklearn.datasets import load_iris
+    from sklearn.linear_model import SGDClassifier
+
+    X, y = load_iris(return_X_y=True)
+    X = (X - X.mean(0)) / X.std(0)
+    kw = dict(max_iter=1, random_state=0)
+    clf = cls(**kw).fit(X, y)
+    margins = clf.decision_function(X)
+    ref = SGDClassifier(max_iter=5, tol=None).fit(X, y)
+    assert margins.shape == ref.decision_function(X).shape == (150, 3)
+    assert clf.predict_proba(X).shape == (150, 3)
+    np.testing.assert_allclose(clf.predict_proba(X).sum(axis=1), 1)
+    for k, label in enumerate(clf.classes_):
+        one = cls(**kw).fit(X, (y == label).astype(int))
+        np.testing.assert_allclose(margins[:, k], one.decision_function(X), atol=1e-12)
+    np.testing.assert_array_equal(clf.predict(X), clf.classes_[margins.argmax(1)])
+
+
+def test_partial_fit_one_pass_with_classes():
+    X, y = _stream(90)
+    labels = np.digitize(y, [-0.3, 0.3])  # three classes
+    full = DelayedOGDClassifier(max_iter=1).fit(X, labels)
+    part = DelayedOGDClassifier()
+    for sl in (slice(0, 5), slice(5, 90)):
+        part.partial_fit(X[sl], labels[sl], classes=[0, 1, 2])
+    assert part.t_ == 90 and full.t_ == 90  # one pass, not max_iter
+    np.testing.assert_allclose(part.decision_function(X), full.decision_function(X))
+    with pytest.raises(ValueError, match="outside the classes"):
+        part.partial_fit(X[:2], [0, 7])
+
+
+def test_raw_target_parity_with_ridge_on_diabetes():
+    from sklearn.datasets import load_diabetes
+    from sklearn.linear_model import Ridge
+    from sklearn.model_selection import train_test_split
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = load_diabetes(return_X_y=True)  # raw target: 25 to 346
+    Xtr, Xte, ytr, yte = train_test_split(X, y, random_state=0)
+    ridge = make_pipeline(StandardScaler(), Ridge()).fit(Xtr, ytr).score(Xte, yte)
+    for est in (
+        DelayedOGDRegressor(random_state=0),
+        DelayedFTRLRegressor(random_state=0),
+        DelayedOnlineNewtonStepRegressor(random_state=0),
+        DelayedOnlineNewtonStepRegressor(radius=None, random_state=0),
+        ClippedVAWRegressor(random_state=0),
+        BOLD(random_state=0),
+        AsyncMiniBatchRegressor(random_state=0),
+    ):
+        score = make_pipeline(StandardScaler(), est).fit(Xtr, ytr).score(Xte, yte)
+        assert score >= max(ridge, 0) - 0.05, (est, score, ridge)
+
+
+def test_unit_ball_on_a_raw_target_warns():
+    from sklearn.datasets import load_diabetes
+
+    X, y = load_diabetes(return_X_y=True)
+    with pytest.warns(UserWarning, match="standardize=True"):
+        DelayedOGDRegressor(standardize=False, radius=1.0).fit(X, y)

@@ -305,3 +305,47 @@ def test_works_when_cupy_imports_but_has_no_gpu(tmp_path):
     )
     assert res.returncode == 0, res.stderr[-3000:]
     assert "ok" in res.stdout
+
+
+# --- issue 35: the Fiedler start's OT plan is reused by the first PW step ----
+
+
+def _digit_clouds(n_per=3, digits=(0, 1, 7)):
+    from sklearn.datasets import load_digits
+
+    d = load_digits()
+    rng = np.random.RandomState(0)
+    clouds = []
+    for c in digits:
+        for i in rng.choice(np.flatnonzero(d.target == c), n_per, replace=False):
+            r, col = np.nonzero(d.images[i] > 4.0)
+            clouds.append(np.c_[col, -r].astype(float))
+    return clouds
+
+
+def test_reusing_the_fiedler_plan_changes_no_digit(monkeypatch):
+    # the first PW step solves the same exact OT problem as the Fiedler
+    # start's scoring: reusing that plan must give bit-identical results
+    from skalgos.transport import PWKMeans, _pw
+
+    clouds = _digit_clouds()
+    km = PWKMeans(n_clusters=3, n_support=20, n_init=1, max_iter=3, random_state=0)
+    fast = km.fit(clouds)
+    labels, inertia = fast.labels_.copy(), fast.inertia_
+    centers = [c.copy() for c in fast.cluster_centers_]
+    calls = []
+    original = _pw.procrustes_wasserstein
+
+    def no_reuse(*args, _first=None, **kwargs):
+        calls.append(_first is not None)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(_pw, "procrustes_wasserstein", no_reuse)
+    slow = PWKMeans(
+        n_clusters=3, n_support=20, n_init=1, max_iter=3, random_state=0
+    ).fit(clouds)
+    assert any(calls)  # the reuse was on in the first fit
+    np.testing.assert_array_equal(slow.labels_, labels)
+    assert slow.inertia_ == inertia
+    for a, b in zip(slow.cluster_centers_, centers):
+        np.testing.assert_array_equal(a, b)

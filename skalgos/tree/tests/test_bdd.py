@@ -366,8 +366,11 @@ def test_bad_input():
     Xd = np.vstack([X, X[:1]])
     yd = np.concatenate([y, 1 - y[:1]])
     with pytest.raises(ValueError, match="max_errors=0 is infeasible"):
-        BDDClassifier().fit(Xd, yd)
+        BDDClassifier(max_errors=0).fit(Xd, yd)
     assert BDDClassifier(max_errors=1).fit(Xd, yd).training_errors_ == 1
+    # the default budget is the forced count: no error on contradictory rows
+    auto = BDDClassifier().fit(Xd, yd)
+    assert auto.max_errors_ == auto.training_errors_ == 1
     with pytest.raises(ValueError, match="objective"):
         BDDClassifier(objective="smallest").fit(X, y)
     with pytest.raises(ValueError, match="max_domain"):
@@ -502,7 +505,7 @@ def test_binned_breast_cancer_returns_within_the_time_limit():
     limit = 2.0
     start = time.perf_counter()
     with pytest.warns(ConvergenceWarning, match="not proven optimal"):
-        bdd = BDDClassifier(max_domain=3, time_limit=limit).fit(X, y)
+        bdd = BDDClassifier(max_domain=3, time_limit=limit, patience=None).fit(X, y)
     el = time.perf_counter() - start
     assert el <= limit, (el, bdd.fit_time_)
     assert bdd.fit_time_ <= limit
@@ -728,3 +731,108 @@ def test_auto_without_python_sat_is_the_witness_search_and_says_so(monkeypatch):
         BDDClassifier(solver="witness", time_limit=0.5).fit(X, y)
     messages = [str(w.message) for w in caught]
     assert messages and not any("python-sat" in m for m in messages)
+
+
+# --- issue 35: BDDClassifier as a DecisionTreeClassifier replacement ---------
+
+
+def _noisy_binned_iris():
+    # iris on 3 equal-width bins per feature: identical binned rows with
+    # different species, so some training errors are forced
+    from sklearn.preprocessing import KBinsDiscretizer
+
+    X, y = load_iris(return_X_y=True)
+    Xb = KBinsDiscretizer(n_bins=3, encode="ordinal", strategy="uniform").fit_transform(
+        X
+    )
+    return Xb, y
+
+
+def _forced_errors(X, y):
+    rows, inv = np.unique(X, axis=0, return_inverse=True)
+    inv = np.asarray(inv).ravel()
+    _, yi = np.unique(y, return_inverse=True)
+    W = np.zeros((len(rows), yi.max() + 1), dtype=int)
+    np.add.at(W, (inv, yi), 1)
+    return int((W.sum(axis=1) - W.max(axis=1)).sum())
+
+
+def test_defaults_fit_noisy_data_at_the_best_consistent_accuracy():
+    # issue 35: BDDClassifier() raised "max_errors=0 is infeasible" on binned
+    # real tables; the default budget is now the forced count, so the fit
+    # reaches the best training accuracy any classifier of the binned rows can
+    X, y = _noisy_binned_iris()
+    forced = _forced_errors(X, y)
+    assert forced > 0  # the data really are inconsistent
+    with pytest.raises(ValueError, match="max_errors=0 is infeasible"):
+        BDDClassifier(max_errors=0).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no warning at defaults
+        bdd = BDDClassifier(random_state=0).fit(X, y)
+    assert bdd.max_errors_ == forced
+    assert bdd.training_errors_ == forced  # = the best consistent accuracy
+    # a fully grown CART on the same bins can do no better
+    cart = DecisionTreeClassifier(random_state=0).fit(X, y)
+    assert (cart.predict(X) != y).sum() >= bdd.training_errors_
+    assert bdd.lower_bound_ <= bdd.n_inner_nodes_
+
+
+def test_default_fit_of_a_real_table_is_well_under_the_limit():
+    from sklearn.datasets import load_wine
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import KBinsDiscretizer
+
+    X, y = load_wine(return_X_y=True)
+    pipe = make_pipeline(
+        KBinsDiscretizer(n_bins=5, encode="ordinal", strategy="uniform"),
+        BDDClassifier(random_state=0),
+    )
+    start = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        pipe.fit(X, y)
+    elapsed = time.perf_counter() - start
+    bdd = pipe[-1]
+    # patience (1 s without a bound moving, twice: bounds then exact search)
+    # ends the search long before the 60 s limit, without a warning
+    assert elapsed < 0.5 * bdd.time_limit, elapsed
+    assert bdd.stop_reason_ in ("optimal", "patience")
+    assert bdd.training_errors_ == bdd.max_errors_
+    assert pipe.score(X, y) == pytest.approx(1 - bdd.max_errors_ / len(y))
+
+
+@pytest.mark.parametrize("limit", [1.0, 3.0])
+def test_time_limit_is_honoured_on_a_hard_instance(limit):
+    # majority-7 at the paper's exact setting (no patience): the exact search
+    # cannot finish, so only the limit stops it
+    X = cube(7)
+    y = (X.sum(axis=1) >= 4).astype(int)
+    start = time.perf_counter()
+    with pytest.warns(ConvergenceWarning, match="time_limit"):
+        bdd = BDDClassifier(time_limit=limit, patience=None).fit(X, y)
+    elapsed = time.perf_counter() - start
+    assert elapsed <= limit + 1.0, elapsed  # "within a few seconds", loaded
+    assert bdd.stop_reason_ == "time_limit"
+    assert not bdd.is_optimal_
+
+
+def test_patience_stops_without_a_warning_and_keeps_the_bounds():
+    X = cube(7)
+    y = (X.sum(axis=1) >= 4).astype(int)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        bdd = BDDClassifier(time_limit=30.0, patience=0.3).fit(X, y)
+    assert bdd.stop_reason_ == "patience"
+    assert bdd.fit_time_ < 15.0
+    assert not bdd.is_optimal_
+    assert 1 <= bdd.lower_bound_ <= bdd.n_inner_nodes_
+    assert bdd.training_errors_ == 0
+    # the paper's exact search is patience=None (or time_limit=None)
+    assert BDDClassifier(time_limit=None).fit(cube(3), cube(3).sum(1) % 2).is_optimal_
+
+
+def test_patience_is_validated():
+    with pytest.raises(ValueError, match="patience"):
+        BDDClassifier(patience=0).fit(cube(3), cube(3).sum(1) % 2)
+    with pytest.raises(ValueError, match="max_errors"):
+        BDDClassifier(max_errors="most").fit(cube(3), cube(3).sum(1) % 2)
