@@ -85,27 +85,10 @@ _ONLINE_LISTS = (
     "(skalgos/online/_base.py, _play and _run)"
 )
 GROWS = {
-    "BOLD": "~270 B/call: "
-    + _ONLINE_LISTS
-    + ", in BOLD and in each of its estimators_ copies",
-    "ClippedVAWRegressor": "~136 B/call: " + _ONLINE_LISTS,
-    "DelayedFTRLRegressor": "~136 B/call: " + _ONLINE_LISTS,
-    "DelayedOGDClassifier": "~136 B/call: " + _ONLINE_LISTS,
-    "DelayedOGDRegressor": "~136 B/call: " + _ONLINE_LISTS,
-    "DelayedOnlineNewtonStepClassifier": "~136 B/call: " + _ONLINE_LISTS,
-    "DelayedOnlineNewtonStepRegressor": "~136 B/call: " + _ONLINE_LISTS,
-    "FederatedClassifier": "~650 B/call: history_ gets one dict per round "
-    "(skalgos/federated/_federated.py, _record)",
-    "FederatedRegressor": "~550 B/call: history_ gets one dict per round "
-    "(skalgos/federated/_federated.py, _record)",
     "TorchClassifier": "~450 B/call: history_ gets one dict per epoch "
     "(skalgos/torch/_estimators.py, the epoch loop of _run)",
     "TorchRegressor": "~430 B/call: history_ gets one dict per epoch "
     "(skalgos/torch/_estimators.py, the epoch loop of _run)",
-    "river:ClippedVAWRegressor": "~65 B/call: the learner's online_predictions_ "
-    "and losses_ (skalgos/online/_river.py, _new_round; _base.py, _play)",
-    "river:DelayedOGDClassifier": "~65 B/call: the learner's online_predictions_ "
-    "and losses_ (skalgos/online/_river.py, _new_round; _base.py, _play)",
 }
 
 

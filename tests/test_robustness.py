@@ -596,24 +596,6 @@ def _names():
 
 # (estimator, kind) -> observed failure (2026-12-07), issue 39
 XFAIL = {
-    ("BOLD", "magnitude"): "OverflowError: (34, 'Numerical result out of range')",
-    (
-        "ClippedVAWRegressor",
-        "magnitude",
-    ): "OverflowError: (34, 'Numerical result out of range')",
-    (
-        "DelayedFTRLRegressor",
-        "magnitude",
-    ): "OverflowError: (34, 'Numerical result out of range')",
-    (
-        "DelayedOGDRegressor",
-        "magnitude",
-    ): "OverflowError: (34, 'Numerical result out of range')",
-    (
-        "DelayedOnlineNewtonStepRegressor",
-        "magnitude",
-    ): "OverflowError: (34, 'Numerical result out of range')",
-    ("FederatedRegressor", "magnitude"): "non-finite output (60 values)",
     (
         "IMCCompleter",
         "magnitude",

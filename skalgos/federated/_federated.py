@@ -90,6 +90,117 @@ def _divergence_hint(est):
     return hint + " or scale the features."
 
 
+# rounds of history allocated at once (the window's size when smaller)
+_HISTORY_CHUNK = 1000
+_INT_FIELDS = ("round", "staleness_max", "n_stragglers", "n_dropped")
+_FIELDS = (
+    "round",
+    "time",
+    "loss",
+    "staleness_mean",
+    "staleness_max",
+    "n_stragglers",
+    "n_dropped",
+    "accuracy",
+)
+
+
+class _RoundRecords:
+    """The per-round records of the last ``maxlen`` rounds (``history_``).
+
+    A ring buffer of preallocated NumPy arrays: one row of numbers per round
+    and the reporting clients (at most ``n_clients`` per round, -1 padded),
+    allocated ``min(maxlen, 1000)`` rounds at the first round and grown
+    geometrically beyond (``maxlen=None``: no limit), so a stream of
+    ``partial_fit`` rounds adds nothing once the window is full. ``n``
+    counts every round recorded.
+    """
+
+    def __init__(self, maxlen, n_clients, accuracy):
+        self.maxlen = maxlen
+        self.n_clients = int(n_clients)
+        self.accuracy = bool(accuracy)
+        self.n = 0
+        self.last = None  # the latest record (a dict), kept or not
+        self._alloc(0)
+
+    def _alloc(self, cap):
+        self._num = np.zeros((cap, len(_FIELDS)))
+        dtype = np.int16 if self.n_clients < 2**15 else np.int64
+        self._clients = np.full((cap, self.n_clients), -1, dtype=dtype)
+
+    @property
+    def capacity(self):
+        return self._num.shape[0]
+
+    def __len__(self):
+        return min(self.n, self.capacity)
+
+    def push(self, rec):
+        self.last = rec
+        if self.maxlen != 0:
+            limit = np.inf if self.maxlen is None else self.maxlen
+            if self.n >= self.capacity and self.capacity < limit:
+                new = int(
+                    min(limit, max(2 * self.capacity, min(limit, _HISTORY_CHUNK)))
+                )
+                num, clients = self._ordered()
+                self._alloc(new)
+                self._num[: len(num)] = num
+                self._clients[: len(num)] = clients
+            i = self.n % self.capacity
+            self._num[i] = [rec.get(f, 0.0) for f in _FIELDS]
+            c = np.asarray(rec["clients"], dtype=np.int64)
+            self._clients[i] = -1
+            self._clients[i, : c.size] = c
+        self.n += 1
+
+    def _ordered(self):
+        k, cap = len(self), self.capacity
+        if self.n <= cap or cap == 0:
+            return self._num[:k], self._clients[:k]
+        i = self.n % cap
+        return (
+            np.concatenate([self._num[i:], self._num[:i]]),
+            np.concatenate([self._clients[i:], self._clients[:i]]),
+        )
+
+    def records(self):
+        """The kept rounds as a list of dicts, oldest first."""
+        num, clients = self._ordered()
+        out = []
+        for row, cl in zip(num.tolist(), clients):
+            rec = {}
+            for f, v in zip(_FIELDS, row):
+                if f == "accuracy" and not self.accuracy:
+                    continue
+                rec[f] = int(v) if f in _INT_FIELDS else v
+            rec["clients"] = cl[cl >= 0].tolist()
+            out.append({k: rec[k] for k in _ORDER if k in rec})
+        return out
+
+    def __getstate__(self):
+        # pickles hold the kept rounds only, not the unused window
+        state = self.__dict__.copy()
+        num, clients = self._ordered()
+        state["_num"], state["_clients"] = num.copy(), clients.copy()
+        return state
+
+
+# the keys of a record, in the order history_ has always given them
+_ORDER = (
+    "round",
+    "time",
+    "loss",
+    "staleness_mean",
+    "staleness_max",
+    "clients",
+    "n_stragglers",
+    "n_dropped",
+    "accuracy",
+)
+
+
 class _Context:
     """What strategies see of the run: namespace, step sizes, weights, rng."""
 
@@ -128,6 +239,7 @@ class _BaseFederated(BaseEstimator):
         "deadline": [Interval(Real, 0, None, closed="neither"), None],
         "stragglers": [StrOptions({"partial", "drop"})],
         "dropout": [Interval(Real, 0, 1, closed="left")],
+        "max_history": [Interval(Integral, 0, None, closed="left"), None],
     }
 
     def __init__(
@@ -153,6 +265,7 @@ class _BaseFederated(BaseEstimator):
         deadline=None,
         stragglers="partial",
         dropout=0.0,
+        max_history=10_000,
     ):
         self.strategy = strategy
         self.n_clients = n_clients
@@ -174,6 +287,18 @@ class _BaseFederated(BaseEstimator):
         self.deadline = deadline
         self.stragglers = stragglers
         self.dropout = dropout
+        self.max_history = max_history
+
+    @property
+    def history_(self):
+        """Per-round records of the last ``max_history`` rounds (a new list
+        of dicts at each access, oldest first)."""
+        h = self.__dict__.get("_history")
+        if h is None:
+            raise AttributeError(
+                f"{type(self).__name__} has no history_ before fit or partial_fit."
+            )
+        return h.records()
 
     # ----------------------------------------------------------------- setup
     def _hidden(self):
@@ -306,7 +431,9 @@ class _BaseFederated(BaseEstimator):
             speeds = rng.lognormal(0.0, 1.0, size=n_clients)
             self._speeds = tuple(speeds.tolist())  # plain floats: no namespace
             self.client_speeds_ = xp.asarray(speeds, dtype=X.dtype, device=_device(X))
-            self.history_ = []
+            self._history = _RoundRecords(
+                self.max_history, n_clients, isinstance(self, ClassifierMixin)
+            )
             self._time = 0.0
             self._version = 0
         elif n_clients != self.n_clients_:
@@ -424,7 +551,7 @@ class _BaseFederated(BaseEstimator):
             j = int(np.flatnonzero(bad)[0])
             i = j if clients is None else int(np.asarray(clients)[j])
             raise TrainingDivergedError(
-                f"Round {len(self.history_) + 1}: client {i}'s local model is not "
+                f"Round {self._history.n + 1}: client {i}'s local model is not "
                 "finite after its local steps (the local training diverged). "
                 + _divergence_hint(self)
             )
@@ -480,7 +607,7 @@ class _BaseFederated(BaseEstimator):
     def _record(self, data, staleness, clients, n_stragglers=0, n_dropped=0):
         W, W3, losses = self._server_losses(data)
         p = data.size / data.size.sum()
-        rnd = len(self.history_) + 1
+        rnd = self._history.n + 1
         if not np.all(np.isfinite(losses)):
             i = int(np.flatnonzero(~np.isfinite(losses))[0])
             raise TrainingDivergedError(
@@ -499,7 +626,7 @@ class _BaseFederated(BaseEstimator):
         }
         if data.task == "classification":
             rec["accuracy"] = float(np.sum(p * to_numpy(client_accuracy(data, W3))))
-        self.history_.append(rec)
+        self._history.push(rec)
         self._set_coef(W)
         if self.verbose:
             print(
@@ -540,10 +667,10 @@ class _BaseFederated(BaseEstimator):
                     self._async_round(data, ctx)
                 else:
                     self._sync_round(data, ctx)
-                if self._no_change(self.history_[-1]["loss"]) and early:
+                if self._no_change(self._history.last["loss"]) and early:
                     stopped = True
                     break
-        self.n_iter_ = len(self.history_)
+        self.n_iter_ = self._history.n
         if early and not stopped:
             warnings.warn(
                 f"n_rounds='auto' used its whole budget of {n_rounds} rounds "
@@ -561,11 +688,11 @@ class _BaseFederated(BaseEstimator):
                 UserWarning,
                 stacklevel=stacklevel,
             )
-        final = self.history_[-1]["loss"]
+        final = self._history.last["loss"]
         if final > self._loss0:
             warnings.warn(
                 f"The training loss went up from {self._loss0:.4g} (starting "
-                f"model) to {final:.4g} after {len(self.history_)} rounds: the "
+                f"model) to {final:.4g} after {self._history.n} rounds: the "
                 f"local learning_rate ({self.learning_rate}) is probably too "
                 "large for this strategy and data.",
                 UserWarning,
@@ -625,7 +752,7 @@ class _BaseFederated(BaseEstimator):
         -------
         self : object
         """
-        first = not hasattr(self, "history_")
+        first = "_history" not in self.__dict__
         if first:
             self._validate_params()
             self._partial_classes = kwargs.get("classes")
@@ -849,6 +976,12 @@ class FederatedClassifier(ClassifierMixin, _BaseFederated):
         Probability that a client's reply is lost (seeded): a synchronous
         participant does not report that round; an asynchronous job's
         result never arrives and the client is dispatched again.
+    max_history : int or None, default=10_000
+        Rounds kept in ``history_``: the last ``max_history`` ones, in a
+        window allocated 1,000 rounds at a time, so that memory stays flat
+        on a ``partial_fit`` stream of any length. None keeps every round
+        (memory then grows with the stream); 0 keeps none (``n_iter_``
+        counts every round either way).
 
     Attributes
     ----------
@@ -868,7 +1001,8 @@ class FederatedClassifier(ClassifierMixin, _BaseFederated):
     client_speeds_ : ndarray of shape (n_clients,)
         Simulated time per local step of each client (lognormal(0, 1)).
     history_ : list of dict
-        Per round: ``round``, ``time`` (simulated), ``loss``, ``accuracy``
+        Per round (the last ``max_history`` rounds, oldest first):
+        ``round``, ``time`` (simulated), ``loss``, ``accuracy``
         (training, client-weighted), ``staleness_mean``, ``staleness_max``,
         ``clients`` (the clients that reported, in order), ``n_stragglers``
         (cut by the deadline) and ``n_dropped`` (lost replies).
@@ -879,7 +1013,7 @@ class FederatedClassifier(ClassifierMixin, _BaseFederated):
     n_features_in_ : int
         Number of features seen in fit.
     n_iter_ : int
-        Rounds run so far (``len(history_)``).
+        Rounds run so far (``len(history_)`` until ``max_history`` rounds).
 
     Notes
     -----
@@ -1069,6 +1203,12 @@ class FederatedRegressor(RegressorMixin, _BaseFederated):
         Probability that a client's reply is lost (seeded): a synchronous
         participant does not report that round; an asynchronous job's
         result never arrives and the client is dispatched again.
+    max_history : int or None, default=10_000
+        Rounds kept in ``history_``: the last ``max_history`` ones, in a
+        window allocated 1,000 rounds at a time, so that memory stays flat
+        on a ``partial_fit`` stream of any length. None keeps every round
+        (memory then grows with the stream); 0 keeps none (``n_iter_``
+        counts every round either way).
     standardize_target : bool, default=True
         Train on ``(y - mean) / std`` (weighted by ``sample_weight``) and
         predict in ``y``'s units; ``False`` trains on the raw target.
@@ -1088,7 +1228,8 @@ class FederatedRegressor(RegressorMixin, _BaseFederated):
     client_speeds_ : ndarray of shape (n_clients,)
         Simulated time per local step of each client.
     history_ : list of dict
-        Per round: ``round``, ``time``, ``loss``, ``staleness_mean``,
+        Per round (the last ``max_history`` rounds, oldest first):
+        ``round``, ``time``, ``loss``, ``staleness_mean``,
         ``staleness_max``, ``clients``, ``n_stragglers``, ``n_dropped`` (as
         in :class:`FederatedClassifier`).
     strategy_ : strategy object
@@ -1098,7 +1239,7 @@ class FederatedRegressor(RegressorMixin, _BaseFederated):
     n_features_in_ : int
         Number of features seen in fit.
     n_iter_ : int
-        Rounds run so far (``len(history_)``).
+        Rounds run so far (``len(history_)`` until ``max_history`` rounds).
     target_mean_, target_scale_ : float
         The (weighted) mean and standard deviation the target was
         standardised with (0 and 1 with ``standardize_target=False``; a
@@ -1161,6 +1302,7 @@ class FederatedRegressor(RegressorMixin, _BaseFederated):
         deadline=None,
         stragglers="partial",
         dropout=0.0,
+        max_history=10_000,
         standardize_target=True,
     ):
         super().__init__(
@@ -1184,6 +1326,7 @@ class FederatedRegressor(RegressorMixin, _BaseFederated):
             deadline=deadline,
             stragglers=stragglers,
             dropout=dropout,
+            max_history=max_history,
         )
         self.standardize_target = standardize_target
 
@@ -1195,7 +1338,16 @@ class FederatedRegressor(RegressorMixin, _BaseFederated):
         if first:
             mean, scale = 0.0, 1.0
             if self.standardize_target:
-                mean, scale = map(float, target_mean_scale(y_np, sw))
+                # Far from 1, the target is taken in units of a power of two
+                # near its largest |y| (exact), so that its squares neither
+                # overflow (|y| ~ 1e300) nor vanish: regression with an
+                # unpenalised intercept is equivariant in y's scale.
+                big = float(np.max(np.abs(y_np), initial=0.0))
+                unit = 1.0
+                if big > 1e100 or 0 < big < 1e-100:
+                    unit = float(2.0 ** np.ceil(np.log2(big)))
+                mean, scale = map(float, target_mean_scale(y_np / unit, sw))
+                mean, scale = mean * unit, scale * unit
             self.target_mean_, self.target_scale_ = mean, scale
         if self.target_mean_ != 0.0 or self.target_scale_ != 1.0:
             y = (y - self.target_mean_) / self.target_scale_

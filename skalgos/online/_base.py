@@ -20,6 +20,112 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from ..utils.validation import check_delays, float_dtype, validate_data
 
+# Largest |X| (and, with standardize=False, |y|) the learners take: the
+# squared loss's gradient (w.x - y) x is quadratic in x and their states hold
+# sums of squared gradients over the stream (g g^T, ||g||^2), quartic in x,
+# so 1e50 (1e200 after the fourth power) leaves 1e108 of float64 headroom for
+# the number of rounds, the features, the radius and the condition number of
+# ONS's A (its A-norm projection broke down on features of 1e57).
+MAX_MAGNITUDE = 1e50
+
+# rounds of history allocated at once (the window's size when smaller)
+_HISTORY_CHUNK = 10_000
+
+
+class _RoundHistory:
+    """The online predictions and losses of the last ``maxlen`` rounds.
+
+    A ring buffer of preallocated float64 arrays (``maxlen=None``: every
+    round, the arrays doubling as needed; ``0``: none). The window is
+    allocated once, ``min(maxlen, 10_000)`` rounds at the first round and
+    grown geometrically beyond, so a stream of any length adds nothing once
+    the window is full. ``total`` is the running sum of the losses filled
+    in (every round, kept or not); ``n`` the rounds recorded.
+    """
+
+    def __init__(self, maxlen, width=0):
+        self.maxlen = maxlen
+        self.width = int(width)
+        self.n = 0
+        self.total = 0.0
+        self._alloc(0)
+
+    def _alloc(self, cap):
+        shape = (cap, self.width) if self.width else (cap,)
+        self._pred = np.full(shape, np.nan)
+        self._loss = np.full(cap, np.nan)
+
+    @property
+    def capacity(self):
+        return self._loss.shape[0]
+
+    def __len__(self):
+        return min(self.n, self.capacity)
+
+    def _grow(self, need):
+        cap = self.capacity
+        limit = np.inf if self.maxlen is None else self.maxlen
+        new = int(min(limit, max(need, 2 * cap, min(limit, _HISTORY_CHUNK))))
+        if new <= cap:
+            return
+        pred, loss = self._ordered()
+        self._alloc(new)
+        self._pred[: len(loss)] = pred
+        self._loss[: len(loss)] = loss
+
+    def push(self, pred, loss):
+        """Record a round (``loss`` NaN: filled later by ``set_loss``)."""
+        if self.maxlen != 0:
+            if self.n >= self.capacity:
+                self._grow(self.n + 1)
+            i = self.n % self.capacity
+            self._pred[i] = pred
+            self._loss[i] = loss
+        if loss == loss:  # not NaN
+            self.total += float(loss)
+        self.n += 1
+
+    def set_loss(self, s, loss):
+        """The loss of round ``s`` (counted since the reset), known late."""
+        self.total += float(loss)
+        if self.n - s <= len(self):
+            self._loss[s % self.capacity] = loss
+
+    def _ordered(self):
+        k, cap = len(self), self.capacity
+        if self.n <= cap or cap == 0:
+            return self._pred[:k], self._loss[:k]
+        i = self.n % cap
+        return (
+            np.concatenate([self._pred[i:], self._pred[:i]]),
+            np.concatenate([self._loss[i:], self._loss[:i]]),
+        )
+
+    def predictions(self):
+        return self._ordered()[0].copy()
+
+    def losses(self):
+        return self._ordered()[1].copy()
+
+    def __getstate__(self):
+        # pickles hold the kept rounds only, not the unused window
+        state = self.__dict__.copy()
+        state["_pred"], state["_loss"] = self._ordered()
+        state["_pred"], state["_loss"] = state["_pred"].copy(), state["_loss"].copy()
+        return state
+
+
+def _check_magnitude(a, name, fix):
+    """Refuse values beyond :data:`MAX_MAGNITUDE` (the learners' sums of
+    squares would overflow) with a ValueError naming the input."""
+    big = float(np.max(np.abs(a))) if np.size(a) else 0.0
+    if big > MAX_MAGNITUDE:
+        raise ValueError(
+            f"{name} has values of magnitude {big:.3g}, beyond "
+            f"{MAX_MAGNITUDE:.0e}: the online learners keep sums of squares "
+            f"over the stream, which overflow float64. {fix}"
+        )
+
 
 class _SquaredLoss:
     """``f(w) = (w.x - y)^2 / 2``."""
@@ -71,6 +177,7 @@ class _DelayedOnlineMixin:
         "shuffle": ["boolean"],
         "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
         "random_state": ["random_state"],
+        "max_history": [Interval(Integral, 0, None, closed="left"), None],
     }
 
     # passes of a batch ``fit`` without delays (max_iter="auto"), as SGDRegressor
@@ -137,9 +244,43 @@ class _DelayedOnlineMixin:
         self.d_tot_ = 0
         self.d_max_ = 0
         self._sigma_sum = 0  # sum over rounds so far of (sigma_t + 1)
-        self.online_predictions_ = []
-        self.losses_ = []
+        self._new_history()
         self._init_state(n_features + int(self.fit_intercept))
+
+    def _new_history(self, maxlen="param", width=0):
+        if maxlen == "param":
+            maxlen = getattr(self, "max_history", _HISTORY_CHUNK)
+        self._history = _RoundHistory(maxlen, width)
+
+    def _record(self, pred, loss):
+        self._history.push(pred, loss)
+
+    def _history_or_raise(self, name):
+        h = self.__dict__.get("_history")
+        if h is None:
+            raise AttributeError(
+                f"{type(self).__name__} has no {name} before fit or partial_fit."
+            )
+        return h
+
+    @property
+    def online_predictions_(self):
+        """Online predictions of the last ``max_history`` rounds played
+        (oldest first; the last one is round ``t_ - 1``), each made before
+        its label was seen."""
+        return self._history_or_raise("online_predictions_").predictions()
+
+    @property
+    def losses_(self):
+        """Loss of each of the last ``max_history`` rounds at the point
+        played (oldest first; NaN while a River round's label is out)."""
+        return self._history_or_raise("losses_").losses()
+
+    @property
+    def cumulative_loss_(self):
+        """Sum of the losses of every round played since the reset (kept in
+        the history or not; a River round counts once its label is in)."""
+        return self._history_or_raise("cumulative_loss_").total
 
     # --- target standardisation (regressors with standardize=True) ---------
     def _standardizes(self):
@@ -151,20 +292,41 @@ class _DelayedOnlineMixin:
             return
         if reset:
             self._y_n = self._y_mean = self._y_m2 = 0.0
+            self._y_unit = 1.0
+        if not hasattr(self, "_y_unit"):  # a model pickled before the unit
+            self._y_unit = 1.0
+        # The statistics are kept in units of ``_y_unit``, a power of two at
+        # least the largest |y| seen, so that no square overflows (or
+        # underflows) whatever the target's magnitude; scaling by a power of
+        # two is exact, so on ordinary targets nothing changes.
+        big = float(np.max(np.abs(y), initial=0.0))
+        if big > 0:
+            unit = float(2.0 ** np.ceil(np.log2(big)))
+            if reset:
+                self._y_unit = unit
+            elif unit > self._y_unit:  # r < 1: r * r may only underflow to 0
+                r = self._y_unit / unit
+                self._y_mean *= r
+                self._y_m2 *= r * r
+                self._y_unit = unit
+        u = self._y_unit
         # weighted running mean / variance (Chan et al.'s chunk update)
         n_b = float(np.sum(sw))
         if n_b > 0:
-            mean_b = float(np.average(y, weights=sw))
-            m2_b = float(np.sum(sw * (y - mean_b) ** 2))
+            yu = np.asarray(y, dtype=float) / u
+            mean_b = float(np.average(yu, weights=sw))
+            m2_b = float(np.sum(sw * (yu - mean_b) ** 2))
             n = self._y_n + n_b
             delta = mean_b - self._y_mean
             self._y_mean += delta * n_b / n
             self._y_m2 += m2_b + delta**2 * self._y_n * n_b / n
             self._y_n = n
         var = self._y_m2 / self._y_n if self._y_n > 0 else 0.0
-        self._y_loc = self._y_mean
-        std = np.sqrt(var)
-        self._y_scale = float(std) if std > 1e-12 * max(1.0, abs(self._y_mean)) else 1.0
+        mean, std = self._y_mean * u, float(np.sqrt(var)) * u
+        self._y_loc = mean
+        # a spread below 1e-12 of the mean is rounding: the target is constant
+        tiny = np.finfo(np.float64).tiny  # below it, 1 / std overflows
+        self._y_scale = std if std > 1e-12 * abs(mean) and std >= tiny else 1.0
 
     _y_loc = 0.0  # target standardisation (identity unless standardize=True)
     _y_scale = 1.0
@@ -181,7 +343,6 @@ class _DelayedOnlineMixin:
         self._sigma_sum += sigma + 1
         w = self._point()
         margin = self._predict_raw(x, w)
-        self.online_predictions_.append(self._decode_prediction(margin))
         return margin, w.copy()
 
     def _run(self, X, y, delays, sample_weight=None):
@@ -195,10 +356,14 @@ class _DelayedOnlineMixin:
         Xf = self._features(X)
         yy = self._encode_y(y)
         loss = self._loss()
-        for i in range(Xf.shape[0]):
+        n = Xf.shape[0]
+        losses, preds = np.empty(n), np.empty(n)
+        for i in range(n):
             x = Xf[i]
             margin, w = self._play(x)
-            self.losses_.append(float(self._round_loss(loss, margin, yy[i], w)))
+            preds[i] = self._decode_prediction(margin)
+            losses[i] = float(self._round_loss(loss, margin, yy[i], w))
+            self._record(preds[i], losses[i])
             d = int(delays[i])
             self.d_tot_ += d
             self.d_max_ = max(self.d_max_, d)
@@ -213,9 +378,8 @@ class _DelayedOnlineMixin:
                 self._observe(s, xs, ys, ws, sws)
                 self.n_observed_ += 1
                 self._w_observed += sws
-        return np.asarray(self.losses_[len(self.losses_) - Xf.shape[0] :]), (
-            sample_weight
-        )
+        self._last_predictions = preds  # this call's rounds (one-vs-rest)
+        return losses, sample_weight
 
     def _round_loss(self, loss, margin, y, w):
         return loss.value(margin, y)
@@ -235,7 +399,36 @@ class _DelayedOnlineMixin:
         )
         if not np.all(np.isfinite(y)):
             raise ValueError("y contains NaN or infinite labels; drop those rows.")
+        self._check_X(X)
+        self._check_y(y)
         return X, y
+
+    def _check_y(self, y):
+        if self._standardizes():
+            return  # scaled inside: any finite magnitude
+        _check_magnitude(
+            y,
+            "y",
+            f"With {type(self).__name__}(standardize=False) the target is "
+            "used as given: pass standardize=True (the target is then "
+            "scaled inside, any finite magnitude), or wrap the learner in "
+            "sklearn.compose.TransformedTargetRegressor(regressor=..., "
+            "transformer=StandardScaler()).",
+        )
+
+    def _check_X(self, X):
+        _check_magnitude(
+            X,
+            "X",
+            "Scale the features first, e.g. with "
+            "sklearn.preprocessing.StandardScaler in a Pipeline.",
+        )
+
+    def _validate_X(self, X):
+        """``X`` of predict / decision_function: validated and in range."""
+        X = validate_data(self, X, reset=False, dtype=np.float64, densify=True)
+        self._check_X(X)
+        return X
 
     def fit(self, X, y, delays=None, sample_weight=None):
         """Fit on ``(X, y)`` from a fresh state.
@@ -349,7 +542,7 @@ class _DelayedOnlineMixin:
 
     def _decision(self, X):
         check_is_fitted(self, "t_")
-        X = validate_data(self, X, reset=False, dtype=np.float64, densify=True)
+        X = self._validate_X(X)
         return self._features(X) @ self._point()
 
     def _encode_y(self, y):
@@ -414,6 +607,7 @@ class _DelayedClassifierMixin(ClassifierMixin, _DelayedOnlineMixin):
         X, y = validate_data(
             self, X, y, reset=reset, dtype=np.float64, y_numeric=False, densify=True
         )
+        self._check_X(X)
         return X, y
 
     def _check_targets(self, y, reset, classes=None):
@@ -448,8 +642,10 @@ class _DelayedClassifierMixin(ClassifierMixin, _DelayedOnlineMixin):
             est.n_features_in_ = X.shape[1]
             est._update_target_scale(None, None, True)
             est._start(X, (y == k).astype(int), sw)
+            est._new_history(0)  # the parent keeps the rounds' history
             self.estimators_.append(est)
         self._reset(X.shape[1])
+        self._new_history(width=len(self.classes_))
 
     def _init_state(self, n):
         pass
@@ -465,17 +661,11 @@ class _DelayedClassifierMixin(ClassifierMixin, _DelayedOnlineMixin):
         for name in ("t_", "n_observed_", "sigma_max_", "d_tot_", "d_max_"):
             setattr(self, name, getattr(first, name))
         self.pending_ = first.pending_
-        n = len(out[0][0])
-        p = np.column_stack(
-            [
-                e.online_predictions_[len(e.online_predictions_) - n :]
-                for e in self.estimators_
-            ]
-        )
+        p = np.column_stack([e._last_predictions for e in self.estimators_])
         p = p / np.maximum(p.sum(axis=1, keepdims=True), 1e-300)
-        self.online_predictions_.extend(p)
         losses = np.sum([o[0] for o in out], axis=0)
-        self.losses_.extend(losses.tolist())
+        for pi, li in zip(p, losses):
+            self._record(pi, li)
         return losses, out[0][1]
 
     def _current_weights(self):
@@ -503,7 +693,7 @@ class _DelayedClassifierMixin(ClassifierMixin, _DelayedOnlineMixin):
     def _decision(self, X):
         if getattr(self, "classes_", None) is not None and self._ovr:
             check_is_fitted(self, "t_")
-            X = validate_data(self, X, reset=False, dtype=np.float64, densify=True)
+            X = self._validate_X(X)
             return np.column_stack(
                 [e._features(X) @ e._point() for e in self.estimators_]
             )

@@ -105,6 +105,8 @@ def delayed_progressive_score(estimator, X, y, delays=None, *, comparator="best_
     est = clone(estimator)
     if "max_iter" in est.get_params(deep=False):
         est.set_params(max_iter=1)  # one pass: the stream is played once
+    if "max_history" in est.get_params(deep=False):
+        est.set_params(max_history=None)  # the loss of every round
     est.fit(X, y, delays=delays)
     X = np.asarray(X, dtype=float)
     losses = np.asarray(est.losses_)

@@ -106,18 +106,29 @@ class DelayedFTRLRegressor(_DelayedRegressorMixin, BaseEstimator):
     n_iter_no_change : int, default=5
     random_state : int, RandomState instance or None, default=None
         Seed of the shuffles.
+    max_history : int or None, default=10_000
+        Rounds kept in ``online_predictions_`` and ``losses_``: the last
+        ``max_history`` ones. The window is allocated once (at most 10,000
+        rounds at a time), so memory stays flat on a stream of any length.
+        None keeps every round (memory then grows with the stream); 0 keeps
+        none. ``cumulative_loss_`` sums the losses of every round either way.
 
     The same ``standardize`` (regressors), ``max_iter``, ``tol``,
-    ``shuffle``, ``n_iter_no_change`` and ``random_state`` are in every
-    learner of this module.
+    ``shuffle``, ``n_iter_no_change``, ``random_state`` and ``max_history``
+    are in every learner of this module.
 
     Attributes
     ----------
     coef_, intercept_ : current weights.
-    online_predictions_ : list of float
-        Prediction of every round, made before its label was seen.
-    losses_ : list of float
-        Loss of every round at the point played.
+    online_predictions_ : ndarray of shape (n_kept,)
+        Prediction of each of the last ``max_history`` rounds (oldest first,
+        the last is the latest round), made before its label was seen.
+    losses_ : ndarray of shape (n_kept,)
+        Loss of each of those rounds at the point played.
+    cumulative_loss_ : float
+        Sum of the losses of every round played since the last ``fit``.
+    t_ : int
+        Rounds played since the last ``fit``.
     sigma_max_, d_tot_, d_max_ : int
         Largest number of missing observations, total and largest delay.
     pending_ : list
@@ -167,6 +178,7 @@ class DelayedFTRLRegressor(_DelayedRegressorMixin, BaseEstimator):
         shuffle=True,
         n_iter_no_change=5,
         random_state=None,
+        max_history=10_000,
     ):
         self.strong_convexity = strong_convexity
         self.radius = radius
@@ -178,6 +190,7 @@ class DelayedFTRLRegressor(_DelayedRegressorMixin, BaseEstimator):
         self.shuffle = shuffle
         self.n_iter_no_change = n_iter_no_change
         self.random_state = random_state
+        self.max_history = max_history
 
     def _init_state(self, n):
         self._lin = np.zeros(n)
@@ -213,8 +226,14 @@ DelayedFTRLRegressor.__doc__ = DelayedFTRLRegressor.__doc__.replace(
 
 
 class _ONSMixin:
+    # The Newton step squares radius * ||x|| (the exp-concavity constants,
+    # Hazan's epsilon): a radius outside [1e-50, 1e50] over- or underflows.
     _ons_constraints = {
-        "radius": _RADIUS,
+        "radius": [
+            None,
+            StrOptions({"auto"}),
+            Interval(Real, 1e-50, 1e50, closed="both"),
+        ],
         "gamma": [
             StrOptions({"auto", "theory"}),
             Interval(Real, 0, None, closed="neither"),
@@ -256,6 +275,14 @@ class _ONSMixin:
         G, alpha = self._curvature_constants()
         return 0.5 * min(1.0 / (4 * G * 2 * self.radius_), alpha)
 
+    def _ridge0(self, gamma):
+        """``lambda_0 = gamma epsilon``; for Hazan's ``epsilon = 1 / (gamma
+        D)^2`` computed as ``1 / (gamma D^2)``, which neither underflows nor
+        overflows for the tiny ``gamma`` of features of large magnitude."""
+        if self.epsilon == "auto" and self.radius_ is not None:
+            return 1.0 / (gamma * (2.0 * self.radius_) ** 2)
+        return gamma * self._epsilon(gamma)
+
     def _epsilon(self, gamma):
         if self.epsilon != "auto":
             return float(self.epsilon)
@@ -282,7 +309,7 @@ class _ONSMixin:
         self._n_updates += 1
         gamma = self._gamma()
         if self._A is None:
-            self._lam0 = self._lam = gamma * self._epsilon(gamma)
+            self._lam0 = self._lam = self._ridge0(gamma)
             self._A = self._lam * np.eye(g.size)
             self._A_inv = np.eye(g.size) / self._lam
         u = np.sqrt(gamma * sw) * g
@@ -321,7 +348,9 @@ class DelayedOnlineNewtonStepRegressor(
     Parameters
     ----------
     radius : "auto", float or None, default="auto"
-        Radius of the feasible ball; the projection is in the ``A``-norm.
+        Radius of the feasible ball; the projection is in the ``A``-norm. A
+        float must lie in ``[1e-50, 1e50]`` (the step squares ``radius
+        ||x||``; None is the unconstrained learner).
     gamma : "auto", "theory" or float, default="auto"
         Curvature weight (``1 / gamma`` is the Newton step's length).
         "auto" (practical, from the data's scale): ``1 / (2 m)`` with ``m``
@@ -410,6 +439,7 @@ class DelayedOnlineNewtonStepRegressor(
         shuffle=True,
         n_iter_no_change=5,
         random_state=None,
+        max_history=10_000,
     ):
         self.radius = radius
         self.gamma = gamma
@@ -422,6 +452,7 @@ class DelayedOnlineNewtonStepRegressor(
         self.shuffle = shuffle
         self.n_iter_no_change = n_iter_no_change
         self.random_state = random_state
+        self.max_history = max_history
 
     def _curvature_constants(self):
         X = max(self._xmax, 1e-12)
@@ -451,6 +482,7 @@ class DelayedOnlineNewtonStepClassifier(
     Parameters
     ----------
     radius : float or None, default=20.0
+        In ``[1e-50, 1e50]``, as for the regressor.
     gamma : "auto", "theory" or float, default="auto"
         "auto": 0.5 (at margin 0, ``gamma = 1`` makes ``gamma g g^T`` the
         logistic Hessian; half of it allows for the curvature lost away from
@@ -507,6 +539,7 @@ d_max_, pending_, n_features_in_
         shuffle=True,
         n_iter_no_change=5,
         random_state=None,
+        max_history=10_000,
     ):
         self.radius = radius
         self.gamma = gamma
@@ -518,6 +551,7 @@ d_max_, pending_, n_features_in_
         self.shuffle = shuffle
         self.n_iter_no_change = n_iter_no_change
         self.random_state = random_state
+        self.max_history = max_history
 
     def _curvature_constants(self):
         X = max(self._xmax, 1e-12)
@@ -603,6 +637,7 @@ class ClippedVAWRegressor(_DelayedRegressorMixin, BaseEstimator):
         shuffle=True,
         n_iter_no_change=5,
         random_state=None,
+        max_history=10_000,
     ):
         self.alpha = alpha
         self.clip = clip
@@ -614,6 +649,7 @@ class ClippedVAWRegressor(_DelayedRegressorMixin, BaseEstimator):
         self.shuffle = shuffle
         self.n_iter_no_change = n_iter_no_change
         self.random_state = random_state
+        self.max_history = max_history
 
     def _init_state(self, n):
         self._B = np.eye(n) / self.alpha  # (alpha I + sum_O x x^T)^-1
@@ -647,10 +683,8 @@ class ClippedVAWRegressor(_DelayedRegressorMixin, BaseEstimator):
     def _decision(self, X):
         from sklearn.utils.validation import check_is_fitted
 
-        from ..utils.validation import validate_data
-
         check_is_fitted(self, "t_")
-        X = validate_data(self, X, reset=False, dtype=np.float64, densify=True)
+        X = self._validate_X(X)
         Xf = self._features(X)
         if self.covariance == "all":
             # Each new row joins the covariance, as at play time.
@@ -756,6 +790,7 @@ class DelayedOGDRegressor(_OGDMixin, _DelayedRegressorMixin, BaseEstimator):
         shuffle=True,
         n_iter_no_change=5,
         random_state=None,
+        max_history=10_000,
     ):
         self.radius = radius
         self.learning_rate = learning_rate
@@ -766,6 +801,7 @@ class DelayedOGDRegressor(_OGDMixin, _DelayedRegressorMixin, BaseEstimator):
         self.shuffle = shuffle
         self.n_iter_no_change = n_iter_no_change
         self.random_state = random_state
+        self.max_history = max_history
 
     fit = _fit_context(prefer_skip_nested_validation=True)(_DelayedOnlineMixin.fit)
 
@@ -787,6 +823,7 @@ class DelayedOGDClassifier(_OGDMixin, _DelayedClassifierMixin, BaseEstimator):
         shuffle=True,
         n_iter_no_change=5,
         random_state=None,
+        max_history=10_000,
     ):
         self.radius = radius
         self.learning_rate = learning_rate
@@ -796,6 +833,7 @@ class DelayedOGDClassifier(_OGDMixin, _DelayedClassifierMixin, BaseEstimator):
         self.shuffle = shuffle
         self.n_iter_no_change = n_iter_no_change
         self.random_state = random_state
+        self.max_history = max_history
 
     fit = _fit_context(prefer_skip_nested_validation=True)(_DelayedOnlineMixin.fit)
 
@@ -876,6 +914,7 @@ class BOLD(_DelayedRegressorMixin, BaseEstimator):
         shuffle=True,
         n_iter_no_change=5,
         random_state=None,
+        max_history=10_000,
     ):
         self.base_estimator = base_estimator
         self.n_copies = n_copies
@@ -885,6 +924,7 @@ class BOLD(_DelayedRegressorMixin, BaseEstimator):
         self.shuffle = shuffle
         self.n_iter_no_change = n_iter_no_change
         self.random_state = random_state
+        self.max_history = max_history
 
     @property
     def fit_intercept(self):
@@ -920,6 +960,7 @@ class BOLD(_DelayedRegressorMixin, BaseEstimator):
             else:
                 est._resolve_radius(X, self._encode_y(y), sample_weight)
             est._reset(n_features)
+            est._new_history(0)  # BOLD keeps the rounds' history
             self.estimators_.append(est)
 
     def _run(self, X, y, delays, sample_weight=None):
@@ -958,11 +999,11 @@ class BOLD(_DelayedRegressorMixin, BaseEstimator):
         """Mean prediction of the copies."""
         from sklearn.utils.validation import check_is_fitted
 
-        from ..utils.validation import float_dtype, validate_data
+        from ..utils.validation import float_dtype
 
         check_is_fitted(self, "estimators_")
         dtype = float_dtype(X)
-        X = validate_data(self, X, reset=False, dtype=np.float64, densify=True)
+        X = self._validate_X(X)
         pred = np.mean([e._decision(X) for e in self.estimators_], axis=0)
         pred = self._y_loc + self._y_scale * pred
         return pred.astype(dtype, copy=False)

@@ -117,11 +117,13 @@ class _RiverAdapter:
                 f"Feature {exc.args[0]!r} missing from x; this model was set up "
                 f"with the features {self._names}."
             ) from None
+        est._check_X(row)
         return est, row, est._features(row)[0]
 
     def _new_round(self, est, xf):
         margin, w = est._play(xf)
-        est.losses_.append(math.nan)  # filled when the label arrives
+        # the loss is filled in when the label arrives
+        est._record(est._decode_prediction(margin), math.nan)
         s = est.t_
         # what the round's loss needs later: the margin (and BOLD's copy)
         self._margins[s] = (margin, getattr(est, "_last", None))
@@ -144,6 +146,8 @@ class _RiverAdapter:
 
     def _answer(self, x, y):
         est, row, xf = self._row(x)
+        if not isinstance(est, ClassifierMixin):
+            est._check_y(np.array([float(y)]))
         yy = float(est._encode_y(np.array([y]))[0])
         if not self.track_questions:
             est.partial_fit(row, np.array([y]), delays=[0])
@@ -167,7 +171,7 @@ class _RiverAdapter:
         margin, last = self._margins.pop(s)
         if last is not None:  # BOLD: the copy that played round s
             est._last = last
-        est.losses_[s] = float(est._round_loss(est._loss(), margin, yy, w))
+        est._history.set_loss(s, float(est._round_loss(est._loss(), margin, yy, w)))
         est._observe(s, xs, yy, w)
         est.n_observed_ += 1
         est._w_observed += 1.0

@@ -1,3 +1,5 @@
+import pickle
+
 import numpy as np
 import pytest
 from sklearn.base import clone
@@ -756,3 +758,76 @@ def test_sparse_input_is_the_dense_fit():
     b = FederatedClassifier(**kw).fit(X, y)
     np.testing.assert_array_equal(_params(a), _params(b))
     np.testing.assert_array_equal(a.predict_proba(sp.csc_matrix(X)), b.predict_proba(X))
+
+
+# ---------------------------------------------------------------- issue 39
+@pytest.mark.parametrize("scale", [1e300, 1e-300])
+def test_regressor_target_of_any_magnitude(scale):
+    # y * 1e300: the target's squares overflowed and predict gave 60
+    # non-finite values; now its mean and scale are taken in a power-of-two
+    # unit and the fit is y's, scaled (least squares is equivariant in y)
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    y = X @ [1.0, -2.0, 0.5] + 0.1 * rng.normal(size=60)
+    ref = FederatedRegressor(n_clients=3, n_rounds=20, random_state=0).fit(X, y)
+    big = FederatedRegressor(n_clients=3, n_rounds=20, random_state=0)
+    big.fit(X, y * scale)
+    pred = big.predict(X)
+    assert np.all(np.isfinite(pred))
+    np.testing.assert_allclose(pred / scale, ref.predict(X), rtol=1e-9)
+    assert big.target_scale_ == pytest.approx(ref.target_scale_ * scale, rel=1e-12)
+
+
+def test_history_window_holds_the_last_rounds():
+    X, y = _iris()
+    full = FederatedClassifier(n_clients=3, n_rounds=30, random_state=0).fit(X, y)
+    assert len(full.history_) == full.n_iter_ == 30
+    for m in (0, 1, 7, 30, None):
+        est = FederatedClassifier(
+            n_clients=3, n_rounds=30, random_state=0, max_history=m
+        ).fit(X, y)
+        k = 30 if m is None else min(m, 30)
+        assert est.n_iter_ == 30  # every round counted, kept or not
+        assert est.history_ == full.history_[30 - k :]
+        np.testing.assert_array_equal(est.predict_proba(X), full.predict_proba(X))
+    back = pickle.loads(pickle.dumps(est))
+    assert back.history_ == est.history_
+    back.partial_fit(X, y)
+    assert back.history_[-1]["round"] == 31
+
+
+def test_history_window_across_partial_fit_rounds():
+    X, y = _iris()
+    cid = np.arange(len(y)) % 3
+    full = FederatedRegressor(n_clients=3, random_state=0, max_history=None)
+    part = FederatedRegressor(n_clients=3, random_state=0, max_history=4)
+    for i in range(12):
+        full.partial_fit(X, X[:, 0], client_id=cid)
+        part.partial_fit(X, X[:, 0], client_id=cid)
+        k = min(4, i + 1)
+        assert part.history_ == full.history_[i + 1 - k :]
+    assert [r["round"] for r in part.history_] == [9, 10, 11, 12]
+
+
+def test_memory_flat_once_the_history_window_is_full():
+    # one dict per round grew history_ by ~550 bytes per partial_fit call
+    import gc
+    import tracemalloc
+
+    X, y = _iris()
+    cid = np.arange(len(y)) % 3
+    est = FederatedClassifier(n_clients=3, random_state=0, max_history=5)
+    for _ in range(10):
+        est.partial_fit(X, y, client_id=cid, classes=[0, 1, 2])
+    gc.collect()
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        for _ in range(150):
+            est.partial_fit(X, y, client_id=cid)
+        gc.collect()
+        growth = tracemalloc.get_traced_memory()[0] - base
+    finally:
+        tracemalloc.stop()
+    assert growth < 32 * 1024, f"{growth} bytes over 150 rounds"
+    assert len(est.history_) == 5 and est.n_iter_ == 160
