@@ -15,6 +15,7 @@ import math
 from numbers import Integral, Real
 
 import numpy as np
+import scipy.sparse as sp
 from array_api_compat import is_array_api_obj
 from sklearn.base import (
     BaseEstimator,
@@ -66,9 +67,12 @@ def _default_basis(X):
     squared row norm, a one-to-one map of ``R^d`` onto a hemisphere of
     ``S^d``, so nothing is lost and nothing raises.
     """
-    Xn = np.asarray(to_numpy(X), dtype=np.float64)
-    norm = np.linalg.norm(Xn, axis=1)
-    if Xn.shape[1] >= 2 and np.all(np.abs(norm - 1.0) <= 1e-4):
+    if sp.issparse(X):  # the row norms without densifying
+        sq = X.multiply(X).sum(axis=1)
+        norm = np.sqrt(np.asarray(sq, dtype=np.float64).ravel())
+    else:
+        norm = np.linalg.norm(np.asarray(to_numpy(X), dtype=np.float64), axis=1)
+    if X.shape[1] >= 2 and np.all(np.abs(norm - 1.0) <= 1e-4):
         return SphereHarmonics(max_degree="auto")
     scale = float(np.sqrt(np.mean(norm**2)))
     return LiftedSphereHarmonics(max_degree="auto", scale=scale if scale > 0 else 1.0)
@@ -314,6 +318,47 @@ def _check_memory(spaces, group, n_samples, budget):
         )
 
 
+#: Sparse formats the estimators take (others are converted by validate_data).
+_SPARSE_FORMATS = ["csr", "csc", "coo"]
+
+
+def _dense_bytes(X):
+    """Bytes of ``X`` made dense (its own dtype)."""
+    return int(X.shape[0]) * int(X.shape[1]) * np.dtype(X.dtype).itemsize
+
+
+def _check_densify(X, budget, extra=0):
+    """Refuse (``TypeError``) a sparse ``X`` whose dense copy breaks the budget.
+
+    The features are computed on dense rows (the data are mapped onto a
+    sphere, a dense operation), so a sparse ``X`` is made dense; ``extra`` is
+    what the fit allocates besides (``_estimated_bytes``). ``budget=None`` is
+    no limit. Nothing is allocated here.
+    """
+    if budget is None or not sp.issparse(X):
+        return
+    dense = _dense_bytes(X)
+    if dense + extra > budget:
+        n, d = X.shape
+        also = f" plus the fit's arrays ({extra / 1024**3:.3g} GiB)" if extra else ""
+        raise TypeError(
+            f"X is sparse ({n} x {d}, {X.nnz} stored values); the features are "
+            f"computed on dense rows, and the dense copy ({dense / 1024**3:.3g} GiB)"
+            f"{also} would exceed the budget of {budget / 1024**3:.3g} GiB "
+            "(memory_budget). Reduce the number of features (fewer one-hot "
+            "categories, or TruncatedSVD first), pass fewer rows per "
+            "predict / transform call, or raise memory_budget (None: no limit)."
+        )
+
+
+def _to_dense(X, budget):
+    """``X`` as a dense array, after :func:`_check_densify` (dense ``X`` as is)."""
+    if not sp.issparse(X):
+        return X
+    _check_densify(X, budget)
+    return X.toarray()
+
+
 def _invariant_blocks(basis, group, spaces, rank_tol):
     gens = [] if group is None else group.generating_set()
     mats = basis.actions(gens, spaces=spaces) if gens else []
@@ -354,17 +399,22 @@ class _SpectralBase(BaseEstimator):
         if basis is None:
             basis = _default_basis(X)
         basis_, group_ = _resolve(basis, self.group, X.shape[1])
+        budget = self._budget_bytes()
         if _is_auto(basis_):  # no targets here: the size rule alone
             n_gens = 0 if group_ is None else len(group_.generating_set())
-            cap = _auto_degree_cap(
-                basis_.manifold_dim + 1, n_samples, self._budget_bytes(), n_gens
-            )
+            left = budget  # a sparse X made dense takes its share first
+            if budget is not None and sp.issparse(X):
+                _check_densify(X, budget)
+                left = budget - _dense_bytes(X)
+            cap = _auto_degree_cap(basis_.manifold_dim + 1, n_samples, left, n_gens)
             basis_ = basis_.with_degree(cap)
             self.max_degree_ = cap
         spaces = _kept_spaces(
             basis_, self.n_basis, self.max_eigenvalue, n_samples, self.smoothness
         )
-        _check_memory(spaces, group_, n_samples, self._budget_bytes())
+        _check_memory(spaces, group_, n_samples, budget)
+        # a sparse X is densified by the caller, after this check
+        _check_densify(X, budget, _estimated_bytes(spaces, group_, n_samples))
         blocks = _invariant_blocks(basis_, group_, spaces, self.rank_tol)
         D = spaces[-1][1]
         alpha = 2.0 * _smoothness(self.smoothness, basis_) / basis_.manifold_dim
@@ -385,7 +435,10 @@ class _SpectralBase(BaseEstimator):
         self.blocks_ = blocks
         self.n_basis_ = D
         self.n_invariant_ = P.shape[1]
-        xp, dev = get_namespace(X), device(X)
+        if sp.issparse(X):  # host arrays, as validate_data gives for sparse input
+            xp, dev = get_namespace(np.empty(0)), "cpu"
+        else:
+            xp, dev = get_namespace(X), device(X)
         dtype = X.dtype if X.dtype in (xp.float32, xp.float64) else xp.float64
         self.eigenvalues_ = xp.astype(to_device(np.asarray(lam_inv), dev, xp=xp), dtype)
         self.feature_weights_ = xp.astype(
@@ -406,6 +459,8 @@ class _SpectralBase(BaseEstimator):
 
 
 def _as_float(X, xp):
+    if sp.issparse(X):
+        return X if X.dtype in (np.float32, np.float64) else X.astype(np.float64)
     if X.dtype in (xp.float32, xp.float64):
         return X
     return xp.astype(X, xp.float64)
@@ -424,10 +479,14 @@ class InvariantSpectralFeatures(TransformerMixin, _SpectralBase):
     ----------
     basis : basis provider or None, default=None
         :class:`SphereHarmonics`, :class:`TorusFourier` or :class:`ProductBasis`;
-        ``None`` is ``SphereHarmonics(max_degree="auto")`` on the unit sphere
-        of ``R^n_features`` (the rows of ``X`` must have norm 1); without
+        ``None`` is chosen from the training rows: rows of unit norm (the
+        paper's setting) get ``SphereHarmonics(max_degree="auto")`` on the
+        unit sphere of ``R^n_features``; any other real table gets
+        ``LiftedSphereHarmonics(max_degree="auto")``, the one-to-one lift of
+        ``R^n_features`` onto a hemisphere of ``S^n_features`` with ``scale``
+        the root mean squared training row norm (see Notes). Without
         targets, ``"auto"`` is the largest degree whose harmonic count stays
-        ``<= n_samples``.
+        ``<= n_samples`` (and within ``memory_budget``).
     group : group or None, default=None
         :class:`PermutationGroup`, :class:`SignFlipGroup`, :class:`CyclicGroup`
         or :class:`FiniteGroup`; ``None`` is the trivial group (no invariance
@@ -451,7 +510,10 @@ class InvariantSpectralFeatures(TransformerMixin, _SpectralBase):
         estimated from the eigenspace sizes before anything is allocated. A
         fixed-degree basis above it raises a ``MemoryError`` that names the
         estimate and the fixes; ``max_degree="auto"`` (the default) caps its
-        candidate degrees to fit it. ``None`` is no limit.
+        candidate degrees to fit it. A sparse ``X`` is made dense only when
+        its dense copy fits too (else a ``TypeError`` that names the sizes);
+        the same holds for ``predict`` / ``transform`` batches. ``None`` is
+        no limit.
 
     Attributes
     ----------
@@ -473,6 +535,24 @@ class InvariantSpectralFeatures(TransformerMixin, _SpectralBase):
     See Also
     --------
     InvariantKernelRidge : The regressor built on these features.
+
+    Notes
+    -----
+    The construction is the paper's (see :class:`InvariantKernelRidge`).
+    On ordinary tables (ours; the paper assumes data on the manifold): the
+    default basis lifts a row ``x`` to ``z = (x / scale, 1) / sqrt(1 +
+    ||x / scale||^2)`` on ``S^n_features``, so degree ``k`` spans the
+    polynomials of degree ``<= k`` in ``x`` damped by ``(1 + ||x /
+    scale||^2)^(-k/2)``, a bounded polynomial kernel; no row is rejected and
+    no information is lost (the radial ``SphereHarmonics(project=True)``
+    discards ``||x||``). The group stays trivial unless named. The lift is
+    not scale-free per column: standardise the columns first (the numbers
+    below are for ``make_pipeline(StandardScaler(), est)``). The harmonic
+    count grows like ``n_features**degree``, so the sizes are counted before
+    anything is allocated and ``memory_budget`` (2 GiB by default) caps the
+    degree (``"auto"``) or refuses the fit (a fixed degree). Sparse ``X``
+    (a ``ColumnTransformer`` with a ``OneHotEncoder``) is accepted and made
+    dense after that check: the lift is a dense operation.
 
     References
     ----------
@@ -519,8 +599,9 @@ class InvariantSpectralFeatures(TransformerMixin, _SpectralBase):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Points on the manifold.
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Points on the manifold, or the rows of any real table under the
+            default basis. Sparse ``X`` is made dense after the memory check.
         y : None
             Ignored.
 
@@ -528,9 +609,8 @@ class InvariantSpectralFeatures(TransformerMixin, _SpectralBase):
         -------
         self : object
         """
-        X = validate_data(self, X)
-        xp = get_namespace(X)
-        X = _as_float(X, xp)
+        X = validate_data(self, X, accept_sparse=_SPARSE_FORMATS)
+        X = _as_float(X, get_namespace(X))
         self._fit_basis(X, X.shape[0], self.weights)
         return self
 
@@ -538,8 +618,9 @@ class InvariantSpectralFeatures(TransformerMixin, _SpectralBase):
         """Invariant features of ``X``, shape ``(n_samples, n_invariant)``."""
         check_is_fitted(self)
         check_same_namespace(X, self, attribute="eigenvalues_", method="transform")
-        X = validate_data(self, X, reset=False)
-        return self._features(_as_float(X, get_namespace(X)))
+        X = validate_data(self, X, reset=False, accept_sparse=_SPARSE_FORMATS)
+        X = _to_dense(_as_float(X, get_namespace(X)), self._budget_bytes())
+        return self._features(X)
 
     def get_feature_names_out(self, input_features=None):
         """``invariantspectralfeatures0``, ... (one name per invariant feature)."""
@@ -552,6 +633,7 @@ class InvariantSpectralFeatures(TransformerMixin, _SpectralBase):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.array_api_support = True
+        tags.input_tags.sparse = True  # made dense after the budget check
         tags.input_tags.allow_nan = False
         tags.transformer_tags.preserves_dtype = ["float64", "float32"]
         return tags
@@ -590,6 +672,7 @@ class _InvariantRegressorBase(_SpectralBase):
     def _fit_targets(self, X, Y, sample_weight=None):
         """Fit on float ``X`` and a 2-d float target ``Y`` (same namespace)."""
         xp, dtype = self._fit_basis(X, X.shape[0], self._weights())
+        X = _to_dense(X, self._budget_bytes())  # checked by _fit_basis
         self.degree_scores_ = None
         if self.basis is None or _is_auto(self.basis):
             self._choose_degree(X, Y, sample_weight)
@@ -656,8 +739,8 @@ class _InvariantRegressorBase(_SpectralBase):
     def _decision(self, X, method="predict"):
         check_is_fitted(self)
         check_same_namespace(X, self, attribute="eigenvalues_", method=method)
-        X = validate_data(self, X, reset=False)
-        X = _as_float(X, get_namespace(X))
+        X = validate_data(self, X, reset=False, accept_sparse=_SPARSE_FORMATS)
+        X = _to_dense(_as_float(X, get_namespace(X)), self._budget_bytes())
         return self._features(X) @ self._coef2d + self._intercept
 
 
@@ -674,9 +757,13 @@ class InvariantKernelRidge(RegressorMixin, _InvariantRegressorBase):
     ----------
     basis : basis provider or None, default=None
         :class:`SphereHarmonics`, :class:`TorusFourier` or :class:`ProductBasis`
-        (the "geometric oracle"); ``None`` is
+        (the "geometric oracle"); ``None`` is chosen from the training rows:
+        rows of unit norm (the paper's setting) get
         ``SphereHarmonics(max_degree="auto")`` on the unit sphere of
-        ``R^n_features`` (the rows of ``X`` must have norm 1). With
+        ``R^n_features``; any other real table gets
+        ``LiftedSphereHarmonics(max_degree="auto")``, the one-to-one lift of
+        ``R^n_features`` onto a hemisphere of ``S^n_features`` with ``scale``
+        the root mean squared training row norm (see Notes). With
         ``max_degree="auto"`` the degree is chosen at ``fit`` by exact
         leave-one-out cross-validation of this estimator (at the given
         ``alpha``) over the degrees ``0..K``, ``K`` the largest degree whose
@@ -716,7 +803,10 @@ class InvariantKernelRidge(RegressorMixin, _InvariantRegressorBase):
         estimated from the eigenspace sizes before anything is allocated. A
         fixed-degree basis above it raises a ``MemoryError`` that names the
         estimate and the fixes; ``max_degree="auto"`` (the default) caps its
-        candidate degrees to fit it. ``None`` is no limit.
+        candidate degrees to fit it. A sparse ``X`` is made dense only when
+        its dense copy fits too (else a ``TypeError`` that names the sizes);
+        the same holds for ``predict`` / ``transform`` batches. ``None`` is
+        no limit.
 
     Attributes
     ----------
@@ -777,6 +867,29 @@ class InvariantKernelRidge(RegressorMixin, _InvariantRegressorBase):
       over whole degrees costs ``O(n p^2)`` per degree on top of one fit at
       the cap.
 
+    On ordinary tables (ours; the paper assumes data on the manifold): the
+    default basis lifts a row ``x`` to ``z = (x / scale, 1) / sqrt(1 +
+    ||x / scale||^2)`` on ``S^n_features``, so degree ``k`` spans the
+    polynomials of degree ``<= k`` in ``x`` damped by ``(1 + ||x /
+    scale||^2)^(-k/2)``, a bounded polynomial kernel; no row is rejected and
+    no information is lost (the radial ``SphereHarmonics(project=True)``
+    discards ``||x||``). The group stays trivial unless named. The lift is
+    not scale-free per column: standardise the columns first (the numbers
+    below are for ``make_pipeline(StandardScaler(), est)``). The harmonic
+    count grows like ``n_features**degree``, so the sizes are counted before
+    anything is allocated and ``memory_budget`` (2 GiB by default) caps the
+    degree (``"auto"``) or refuses the fit (a fixed degree). Sparse ``X``
+    (a ``ColumnTransformer`` with a ``OneHotEncoder``) is accepted and made
+    dense after that check: the lift is a dense operation.
+
+    Measured at defaults (``benchmarks/results/invariant_kernel.md``, test
+    R^2 on ``train_test_split(random_state=0)``): diabetes 0.355
+    (``KernelRidge()`` -4.07, RBF ``KernelRidge`` 0.231, ``Ridge`` 0.358),
+    ISLR/Auto 0.867 (0.815 RBF, 0.821 Ridge), AER/HousePrices 0.635 (0.489,
+    0.627), carData/Salaries 0.408 (0.297, 0.424), MASS/Boston 0.787 (0.605,
+    0.636): above RBF kernel ridge on all five, under ``Ridge`` on diabetes
+    and Salaries.
+
     References
     ----------
     .. [1] A. Soleymani, B. Tahmasebi, S. Jegelka, P. Jaillet. "Learning with
@@ -833,8 +946,10 @@ class InvariantKernelRidge(RegressorMixin, _InvariantRegressorBase):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Points on the manifold (see the basis for what is checked).
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Points on the manifold (see the basis for what is checked), or the
+            rows of any real table under the default basis. Sparse ``X`` is
+            made dense after the memory check.
         y : array-like of shape (n_samples,) or (n_samples, n_targets)
             Targets.
         sample_weight : array-like of shape (n_samples,), default=None
@@ -848,9 +963,18 @@ class InvariantKernelRidge(RegressorMixin, _InvariantRegressorBase):
         -------
         self : object
         """
-        X, y = validate_data(self, X, y, multi_output=True, y_numeric=True)
+        X, y = validate_data(
+            self,
+            X,
+            y,
+            multi_output=True,
+            y_numeric=True,
+            accept_sparse=_SPARSE_FORMATS,
+        )
         xp = get_namespace(X)
-        if get_namespace(y) is not xp or device(y) != device(X):
+        if sp.issparse(X):  # sparse input is host (NumPy) data
+            y = np.asarray(to_numpy(y))
+        elif get_namespace(y) is not xp or device(y) != device(X):
             y = to_device(to_numpy(y), device(X), xp=xp)  # everything follows X
         X = _as_float(X, xp)
         Y = y if y.ndim == 2 else xp.reshape(y, (-1, 1))
@@ -867,7 +991,7 @@ class InvariantKernelRidge(RegressorMixin, _InvariantRegressorBase):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
 
         Returns
         -------
@@ -879,6 +1003,7 @@ class InvariantKernelRidge(RegressorMixin, _InvariantRegressorBase):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.array_api_support = True
+        tags.input_tags.sparse = True  # made dense after the budget check
         tags.target_tags.multi_output = True
         return tags
 
@@ -895,9 +1020,10 @@ class InvariantKernelClassifier(ClassifierMixin, _InvariantRegressorBase):
     ----------
     basis : basis provider or None, default=None
         :class:`SphereHarmonics`, :class:`TorusFourier` or :class:`ProductBasis`;
-        ``None`` is ``SphereHarmonics(max_degree="auto")`` on the unit sphere
-        of ``R^n_features`` (the degree by leave-one-out, as in
-        :class:`InvariantKernelRidge`).
+        ``None`` is chosen from the training rows as in
+        :class:`InvariantKernelRidge` (``SphereHarmonics`` on unit-norm rows,
+        ``LiftedSphereHarmonics`` on any other table, the degree by
+        leave-one-out).
     group : group or None, default=None
         The invariance group; ``None`` is the trivial group.
     alpha : float, default=1e-3
@@ -921,7 +1047,10 @@ class InvariantKernelClassifier(ClassifierMixin, _InvariantRegressorBase):
         estimated from the eigenspace sizes before anything is allocated. A
         fixed-degree basis above it raises a ``MemoryError`` that names the
         estimate and the fixes; ``max_degree="auto"`` (the default) caps its
-        candidate degrees to fit it. ``None`` is no limit.
+        candidate degrees to fit it. A sparse ``X`` is made dense only when
+        its dense copy fits too (else a ``TypeError`` that names the sizes);
+        the same holds for ``predict`` / ``transform`` batches. ``None`` is
+        no limit.
 
     Attributes
     ----------
@@ -941,6 +1070,20 @@ class InvariantKernelClassifier(ClassifierMixin, _InvariantRegressorBase):
     The paper states its guarantee for regression and remarks it covers
     classification through the squared loss; the one-vs-rest encoding is ours
     (RidgeClassifier's).
+
+    On ordinary tables the default basis is that of
+    :class:`InvariantKernelRidge` (see its Notes). Measured at defaults
+    (``benchmarks/results/invariant_kernel.md``, test accuracy, after
+    ``StandardScaler``): iris 0.974, wine 1.000, breast_cancer 0.972, digits
+    0.933, against ``LogisticRegression`` 0.974, 1.000, 0.958 and 0.967
+    (it loses on digits, where the size cap ``D <= n_samples`` keeps degree
+    1: degree 2 on 64 features is 2,210 functions for 1,347 training rows).
+
+    ``predict_proba`` is the softmax of the one-vs-rest scores (binary:
+    ``sigmoid(2 s)``): exactly invariant and consistent with ``predict``,
+    **not calibrated** (ridge scores of ``-1/+1`` targets rarely leave
+    ``[-1, 1]``, so the probabilities are flat); use
+    :class:`sklearn.calibration.CalibratedClassifierCV` for calibrated ones.
 
     References
     ----------
@@ -994,7 +1137,7 @@ class InvariantKernelClassifier(ClassifierMixin, _InvariantRegressorBase):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weight of each sample (see
@@ -1004,7 +1147,7 @@ class InvariantKernelClassifier(ClassifierMixin, _InvariantRegressorBase):
         -------
         self : object
         """
-        X, y = validate_data(self, X, y)
+        X, y = validate_data(self, X, y, accept_sparse=_SPARSE_FORMATS)
         y = to_numpy(y)  # labels are encoded on the host
         check_classification_targets(y)
         self._binarizer = LabelBinarizer(neg_label=-1, pos_label=1)
@@ -1012,7 +1155,8 @@ class InvariantKernelClassifier(ClassifierMixin, _InvariantRegressorBase):
         self.classes_ = self._binarizer.classes_
         xp = get_namespace(X)
         X = _as_float(X, xp)
-        Y = to_device(Y, device(X), xp=xp)  # the solves follow X's namespace
+        if not sp.issparse(X):
+            Y = to_device(Y, device(X), xp=xp)  # the solves follow X's namespace
         coef, mean = self._fit_targets(X, Y, sample_weight)
         self._coef2d, self._intercept = coef, mean
         self.coef_, self.intercept_ = coef.T, mean
@@ -1060,4 +1204,5 @@ class InvariantKernelClassifier(ClassifierMixin, _InvariantRegressorBase):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.array_api_support = True
+        tags.input_tags.sparse = True  # made dense after the budget check
         return tags

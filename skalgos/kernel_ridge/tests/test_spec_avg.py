@@ -530,3 +530,79 @@ def test_sphere_eigenspaces_from_counts_match_the_built_basis(dim, degree):
 
     basis = SphereHarmonics(dim, degree)
     assert basis.eigenspaces() == _BasisBase.eigenspaces(basis)
+
+
+# ------------------------------------------------ issue 35: sparse tables
+
+
+def _one_hot_table(n=120, seed=0):
+    """A mixed table through ColumnTransformer: sparse one-hot + scaled numeric."""
+    from sklearn.compose import ColumnTransformer
+    from sklearn.preprocessing import OneHotEncoder, StandardScaler
+
+    rng = np.random.default_rng(seed)
+    num = rng.normal(size=(n, 3))
+    cat = rng.integers(0, 4, size=(n, 2))
+    raw = np.hstack([num, cat]).astype(object)
+    ct = ColumnTransformer(
+        [("num", StandardScaler(), [0, 1, 2]), ("cat", OneHotEncoder(), [3, 4])],
+        sparse_threshold=1.0,
+    )
+    Xs = ct.fit_transform(raw)
+    y = num[:, 0] + 0.5 * num[:, 1] ** 2 + (cat[:, 0] == 2) + 0.1 * rng.normal(size=n)
+    return Xs, y
+
+
+def test_sparse_one_hot_table_predicts_as_its_dense_version():
+    import scipy.sparse as sp
+
+    Xs, y = _one_hot_table()
+    assert sp.issparse(Xs) and Xs.shape == (120, 11)
+    Xd = Xs.toarray()
+    reg_s, reg_d = InvariantKernelRidge().fit(Xs, y), InvariantKernelRidge().fit(Xd, y)
+    assert reg_s.max_degree_ == reg_d.max_degree_ >= 1
+    assert reg_s.basis_.scale == pytest.approx(reg_d.basis_.scale, rel=1e-12)
+    np.testing.assert_allclose(reg_s.predict(Xs), reg_d.predict(Xd), rtol=1e-10)
+    np.testing.assert_allclose(reg_s.predict(Xd), reg_d.predict(Xs), rtol=1e-10)
+    assert reg_d.score(Xd, y) > 0.5  # a real fit, not a constant
+    yc = (y > np.median(y)).astype(int)
+    clf_s = InvariantKernelClassifier().fit(sp.csc_matrix(Xs), yc)
+    clf_d = InvariantKernelClassifier().fit(Xd, yc)
+    np.testing.assert_array_equal(clf_s.predict(Xs), clf_d.predict(Xd))
+    np.testing.assert_allclose(clf_s.predict_proba(Xs), clf_d.predict_proba(Xd))
+    feat_s = InvariantSpectralFeatures().fit(sp.coo_matrix(Xs))
+    feat_d = InvariantSpectralFeatures().fit(Xd)
+    np.testing.assert_allclose(feat_s.transform(Xs), feat_d.transform(Xd), atol=1e-12)
+    # float32 sparse input keeps its precision, as float32 dense input does
+    f32 = InvariantSpectralFeatures().fit(Xs.astype(np.float32)).transform(Xs)
+    assert f32.dtype == np.float32
+
+
+def test_sparse_input_refused_when_its_dense_copy_breaks_the_budget():
+    import scipy.sparse as sp
+
+    import skalgos.kernel_ridge._spec_avg as sa
+
+    Xs, y = _one_hot_table()
+    dense = Xs.shape[0] * Xs.shape[1] * 8
+    budget = 0.5 * dense / 1024**3
+    # a fixed degree whose own arrays fit the budget, but not with dense X on top
+    basis = SphereHarmonics(11, 2, project=True)
+    spaces = sa._kept_spaces(basis.resolve(11), None, None)
+    fixed = (sa._estimated_bytes(spaces, None, 120) + 0.5 * dense) / 1024**3
+    InvariantKernelRidge(basis, memory_budget=fixed).fit(Xs.toarray(), y)  # dense fits
+    for est in (
+        InvariantKernelRidge(memory_budget=budget),
+        InvariantKernelRidge(basis, memory_budget=fixed),
+        InvariantSpectralFeatures(memory_budget=budget),
+    ):
+        with pytest.raises(TypeError, match="sparse.*memory_budget"):
+            est.fit(Xs, y)
+        est.set_params(memory_budget=None).fit(Xs, y)  # no limit: it fits
+    # a fitted model refuses a sparse batch too large to densify, and takes it dense
+    reg = InvariantKernelRidge().fit(Xs, y)
+    big = sp.vstack([Xs] * 4, format="csr")
+    reg.set_params(memory_budget=2 * dense / 1024**3)
+    with pytest.raises(TypeError, match="fewer rows per"):
+        reg.predict(big)
+    np.testing.assert_allclose(reg.predict(big.toarray())[:120], reg.predict(Xs))
