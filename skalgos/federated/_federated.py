@@ -289,6 +289,18 @@ class _BaseFederated(BaseEstimator):
         self.dropout = dropout
         self.max_history = max_history
 
+    def __setstate__(self, state):
+        # a model pickled before the history window kept a list of dicts
+        if "_history" not in state and "history_" in state:
+            old = state.pop("history_")
+            h = _RoundRecords(
+                None, state.get("n_clients_", 1), isinstance(self, ClassifierMixin)
+            )
+            for rec in old:
+                h.push(rec)
+            state["_history"] = h
+        super().__setstate__(state)
+
     @property
     def history_(self):
         """Per-round records of the last ``max_history`` rounds (a new list

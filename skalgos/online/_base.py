@@ -247,6 +247,18 @@ class _DelayedOnlineMixin:
         self._new_history()
         self._init_state(n_features + int(self.fit_intercept))
 
+    def __setstate__(self, state):
+        # a model pickled before the history window kept two lists
+        if "_history" not in state and "losses_" in state:
+            preds = np.asarray(state.pop("online_predictions_"), dtype=float)
+            losses = np.asarray(state.pop("losses_"), dtype=float)
+            width = preds.shape[1] if preds.ndim == 2 else 0
+            h = _RoundHistory(None, width)
+            for p, v in zip(preds, losses):
+                h.push(p, v)
+            state["_history"] = h
+        super().__setstate__(state)
+
     def _new_history(self, maxlen="param", width=0):
         if maxlen == "param":
             maxlen = getattr(self, "max_history", _HISTORY_CHUNK)

@@ -831,3 +831,15 @@ def test_memory_flat_once_the_history_window_is_full():
         tracemalloc.stop()
     assert growth < 32 * 1024, f"{growth} bytes over 150 rounds"
     assert len(est.history_) == 5 and est.n_iter_ == 160
+
+
+def test_model_pickled_with_the_old_history_list_still_loads():
+    X, y = _iris()
+    est = FederatedClassifier(n_clients=3, n_rounds=5, random_state=0).fit(X, y)
+    state = est.__getstate__()
+    state["history_"] = state.pop("_history").records()
+    old = FederatedClassifier.__new__(FederatedClassifier)
+    old.__setstate__(state)
+    assert old.history_ == est.history_
+    old.partial_fit(X, y)
+    assert old.history_[-1]["round"] == 6

@@ -238,3 +238,18 @@ def test_memory_flat_once_the_window_is_full(est):
     growth = _growth(step, 30, 1000)
     assert growth < 32 * 1024, f"{growth} bytes over 1000 calls"
     assert len(est.online_predictions_) == 40
+
+
+def test_model_pickled_with_the_old_lists_still_loads():
+    X, y = _reg_data(30)
+    est = DelayedOGDRegressor(standardize=False).fit(X, y, delays=1)
+    state = est.__getstate__()
+    h = state.pop("_history")
+    state["online_predictions_"] = h.predictions().tolist()
+    state["losses_"] = h.losses().tolist()
+    old = DelayedOGDRegressor.__new__(DelayedOGDRegressor)
+    old.__setstate__(state)
+    np.testing.assert_array_equal(old.online_predictions_, est.online_predictions_)
+    np.testing.assert_array_equal(old.losses_, est.losses_)
+    old.partial_fit(X, y)
+    assert len(old.online_predictions_) == 60
