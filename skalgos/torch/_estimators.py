@@ -5,9 +5,11 @@ import copy
 import inspect
 import math
 import numbers
+import operator
 import sys
 import time
 import warnings
+from collections.abc import Sequence
 
 import numpy as np
 import torch
@@ -183,6 +185,90 @@ def _resolve_device(device):
         ) from exc
 
 
+_HISTORY_KEYS = ("epoch", "train_loss", "lr", "valid_loss", "dur")
+_HISTORY_CHUNK = 1000  # epochs allocated at once (the window when smaller)
+
+
+class _History(Sequence):
+    """``history_``: the rows of the last ``maxlen`` epochs, in a ring buffer.
+
+    The rows' numbers live in one preallocated float array (one column per
+    key and a flag for rows with a ``valid_loss``), allocated ``min(maxlen, 1000)`` epochs at the
+    first row and grown geometrically up to ``maxlen`` (``None``: no
+    limit), so a stream of ``partial_fit`` epochs adds nothing once the
+    window is full. A row is a new dict built on access. ``n`` counts every
+    row appended.
+    """
+
+    def __init__(self, maxlen):
+        self.maxlen = maxlen
+        self.n = 0
+        # one column per key, plus whether the row has a valid_loss
+        self._data = np.empty((0, len(_HISTORY_KEYS) + 1))
+
+    def append(self, row):
+        unknown = set(row) - set(_HISTORY_KEYS)
+        if unknown:  # pragma: no cover - the epoch loop writes these keys only
+            raise ValueError(f"history rows have no keys {sorted(unknown)}.")
+        cap = self._data.shape[0]
+        limit = math.inf if self.maxlen is None else self.maxlen
+        if self.n >= cap and cap < limit:
+            data = self._ordered()
+            new = int(min(limit, max(2 * cap, _HISTORY_CHUNK)))
+            self._data = np.full((new, len(_HISTORY_KEYS) + 1), np.nan)
+            self._data[: len(data)] = data
+            cap = new
+        values = [row.get(k, np.nan) for k in _HISTORY_KEYS]
+        self._data[self.n % cap] = values + [float("valid_loss" in row)]
+        self.n += 1
+
+    def _ordered(self):
+        cap = self._data.shape[0]
+        if self.n <= cap:
+            return self._data[: self.n]
+        i = self.n % cap
+        return np.concatenate([self._data[i:], self._data[:i]])
+
+    def __len__(self):
+        return min(self.n, self._data.shape[0])
+
+    def column(self, key):
+        """The values of ``key`` over the kept epochs (oldest first), an array."""
+        return self._ordered()[:, _HISTORY_KEYS.index(key)].copy()
+
+    @staticmethod
+    def _row(values):
+        values = values.tolist()
+        row = {}
+        for k, v in zip(_HISTORY_KEYS, values):
+            if k == "epoch":
+                row[k] = int(v)
+            elif k != "valid_loss" or values[-1]:
+                row[k] = v
+        return row
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self._row(v) for v in self._ordered()[i]]
+        k = len(self)
+        i = operator.index(i)
+        if i < 0:
+            i += k
+        if not 0 <= i < k:
+            raise IndexError("history_ index out of range")
+        return self._row(self._data[(self.n - k + i) % self._data.shape[0]])
+
+    def __eq__(self, other):
+        if isinstance(other, (_History, list, tuple)):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None
+
+    def __repr__(self):
+        return f"{type(self).__name__}({list(self)!r})"
+
+
 class _BaseTorchEstimator(BaseEstimator):
     """Shared fit loop of TorchClassifier and TorchRegressor."""
 
@@ -211,6 +297,7 @@ class _BaseTorchEstimator(BaseEstimator):
         "device": [str, torch.device],
         "n_jobs": [None, numbers.Integral],
         "warm_start": ["boolean"],
+        "max_history": [None, Interval(numbers.Integral, 1, None, closed="left")],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
     }
@@ -237,6 +324,7 @@ class _BaseTorchEstimator(BaseEstimator):
         device="cpu",
         n_jobs=None,
         warm_start=False,
+        max_history=10_000,
         random_state=None,
         verbose=0,
         **kwargs,
@@ -260,6 +348,7 @@ class _BaseTorchEstimator(BaseEstimator):
         self.device = device
         self.n_jobs = n_jobs
         self.warm_start = warm_start
+        self.max_history = max_history
         self.random_state = random_state
         self.verbose = verbose
         for key, value in kwargs.items():
@@ -536,7 +625,7 @@ class _BaseTorchEstimator(BaseEstimator):
                 ),
             )
         self.callbacks_ = copy.deepcopy(callbacks)
-        self.history_ = []
+        self.history_ = _History(self.max_history)
         self.n_iter_ = 0
         self.t_ = 0
         for cb in self.callbacks_:
@@ -843,9 +932,9 @@ class _BaseTorchEstimator(BaseEstimator):
             )
 
     def _warn_if_loss_grew(self):
-        losses = [row["train_loss"] for row in self.history_]
+        losses = self.history_.column("train_loss")
         if len(losses) > 1 and losses[-1] > 100 * min(losses) + 1e-12:
-            best = int(np.argmin(losses)) + 1
+            best = int(self.history_.column("epoch")[np.argmin(losses)])
             _warn(
                 f"{type(self).__name__}: the training loss grew from "
                 f"{min(losses):.4g} (epoch {best}) to {losses[-1]:.4g} (epoch "
@@ -969,6 +1058,11 @@ class TorchClassifier(ClassifierMixin, _BaseTorchEstimator):
     warm_start : bool, default=False
         Reuse the fitted module and optimizer on the next ``fit`` (the
         schedule continues, see Notes).
+    max_history : int or None, default=10_000
+        Epochs kept in ``history_``: the last ``max_history`` ones, in
+        preallocated arrays (at most 1,000 epochs allocated at a time), so
+        that a long stream of ``partial_fit`` calls keeps memory flat.
+        ``None`` keeps every epoch (memory then grows with the stream).
     random_state : int, RandomState instance or None, default=None
         Seeds module initialization, shuffling and dropout (torch's global
         RNG is left as it was).
@@ -994,10 +1088,13 @@ class TorchClassifier(ClassifierMixin, _BaseTorchEstimator):
     max_epochs_ : int
         The epoch budget of the last ``fit`` (``max_epochs`` resolved).
     device_ : torch.device
-    history_ : list of dict
-        One dict per epoch: ``epoch``, ``train_loss`` (mean over the epoch's
-        batches), ``lr`` (the rate of the epoch's first step),
-        ``valid_loss`` (with a validation split), ``dur``.
+    history_ : sequence of dict
+        One dict per epoch (the last ``max_history`` epochs, oldest first):
+        ``epoch``, ``train_loss`` (mean over the epoch's batches), ``lr``
+        (the rate of the epoch's first step), ``valid_loss`` (with a
+        validation split), ``dur``. It indexes, slices and iterates like a
+        list; each row is built on access (editing it changes nothing), and
+        ``history_.column(key)`` gives one key as an array.
     n_iter_ : int
         Epochs run.
     t_ : int
@@ -1205,7 +1302,7 @@ class TorchRegressor(RegressorMixin, _BaseTorchEstimator):
     module, criterion, optimizer, lr, scheduler, max_epochs, batch_size, \
 shuffle, validation_fraction, n_iter_no_change, tol, \
 gradient_clip, callbacks, bn_recalibration_batches, dtype, device, n_jobs, \
-warm_start, random_state, verbose, **kwargs
+warm_start, max_history, random_state, verbose, **kwargs
         See :class:`TorchClassifier`. ``lr="auto"`` takes the name's
         regression rate, ``default_lr(name, task="regression")`` (smaller
         than the classification rate for sgd, sam, tsam and sgd_sf, which
@@ -1276,6 +1373,7 @@ history_, n_iter_, t_, n_features_in_, max_epochs_
         device="cpu",
         n_jobs=None,
         warm_start=False,
+        max_history=10_000,
         random_state=None,
         verbose=0,
         **kwargs,
@@ -1300,6 +1398,7 @@ history_, n_iter_, t_, n_features_in_, max_epochs_
             device=device,
             n_jobs=n_jobs,
             warm_start=warm_start,
+            max_history=max_history,
             random_state=random_state,
             verbose=verbose,
             **kwargs,
@@ -1332,13 +1431,35 @@ history_, n_iter_, t_, n_features_in_, max_epochs_
             w = _check_sample_weight(sample_weight, y2, dtype=np.float64)
             if not w.sum() > 0:
                 w = None  # _sample_weight raises the clear error
-        self.y_mean_, self.y_scale_ = target_mean_scale(y2, w)
+        # the moments of y / u (u a power of two near max|y|: exact), scaled
+        # back, so that the squares of a y near 1e300 do not overflow
+        amax = float(np.max(np.abs(y2))) if y2.size else 0.0
+        unit = math.ldexp(1.0, math.frexp(amax)[1] - 1) if amax > 0 else 1.0
+        mean, scale = target_mean_scale(y2 / unit, w)
+        self.y_mean_, self.y_scale_ = mean * unit, scale * unit
 
     def _target(self, y):
         y = np.asarray(y, dtype=np.float64)
         self._y_ndim = getattr(self, "_y_ndim", y.ndim)
         y2 = (y.reshape(len(y), -1) - self.y_mean_) / self.y_scale_
-        return torch.as_tensor(y2, dtype=self._float_dtype(), device=self.device_)
+        dtype = self._float_dtype()
+        # as for X (_validate_X): a target whose squares overflow the working
+        # dtype makes the loss infinite
+        limit = float(np.sqrt(torch.finfo(dtype).max)) / 1e3
+        big = float(np.max(np.abs(y2))) if y2.size else 0.0
+        if big > limit:
+            how = (
+                " after the scaling fixed by the first call (y_mean_, y_scale_); "
+                "refit with y of the first call's scale, or rescale y"
+                if self.standardize_target
+                else "; pass standardize_target=True (scale-equivariant) or "
+                "rescale y (e.g. TransformedTargetRegressor with StandardScaler)"
+            )
+            raise ValueError(
+                f"y has values of magnitude {big:.3g} that overflow {dtype} (the "
+                f"working dtype) in training{how}."
+            )
+        return torch.as_tensor(y2, dtype=dtype, device=self.device_)
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
@@ -1428,7 +1549,13 @@ history_, n_iter_, t_, n_features_in_, max_epochs_
         y : ndarray of shape (n_samples,) or (n_samples, n_outputs)
         """
         out = self._forward(X) * self.y_scale_ + self.y_mean_
-        out = out.astype(float_dtype(X), copy=False)
+        dtype = float_dtype(X)
+        if out.size and np.max(np.abs(out)) > np.finfo(dtype).max:
+            raise ValueError(
+                f"The predictions reach {np.max(np.abs(out)):.3g}, beyond {dtype}, "
+                f"the dtype of X (predictions follow it): pass X as float64."
+            )
+        out = out.astype(dtype, copy=False)
         return out.ravel() if self._y_ndim == 1 else out
 
     def __sklearn_tags__(self):

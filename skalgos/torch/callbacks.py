@@ -222,9 +222,33 @@ class Checkpoint(_Monitor):
     def load(estimator, f_params):
         """Load weights saved by a Checkpoint into a fitted estimator.
 
-        The file is read with ``weights_only=True`` and must match the
-        module's keys and shapes exactly (``load_state_dict(strict=True)``).
+        The file is read with ``weights_only=True`` and checked against the
+        estimator's ``module_`` before anything is loaded: the same keys,
+        the same shapes, a floating dtype for every floating parameter or
+        buffer (integer weights are refused, not cast), the module's dtype
+        for the others (e.g. BatchNorm's ``num_batches_tracked``), and finite
+        values (also once cast to the module's dtype). A mismatch raises a
+        ``ValueError`` that names the entry, and the module is left as it was.
+
+        Parameters
+        ----------
+        estimator : TorchClassifier or TorchRegressor
+            A fitted estimator (its ``module_`` receives the weights).
+        f_params : str or path
+            A file written by :class:`Checkpoint` (``f_params``) or by
+            ``torch.save(module.state_dict(), path)``.
+
+        Returns
+        -------
+        estimator : the same estimator, with the loaded weights.
         """
+        module = getattr(estimator, "module_", None)
+        if module is None:
+            raise ValueError(
+                f"Checkpoint.load needs a fitted estimator (its module_ receives "
+                f"the weights); fit {type(estimator).__name__} first, e.g. with "
+                "one partial_fit call."
+            )
         try:
             state = torch.load(os.fspath(f_params), weights_only=True)
         except Exception as exc:
@@ -235,5 +259,59 @@ class Checkpoint(_Monitor):
             raise ValueError(
                 f"{f_params!r} does not hold a state_dict; got {type(state).__name__}."
             )
-        estimator.module_.load_state_dict(state)
+        _check_state_dict(state, module.state_dict(), f_params, estimator)
+        try:
+            module.load_state_dict(state)
+        except RuntimeError as exc:  # pragma: no cover - checked above
+            raise ValueError(
+                f"{f_params!r} does not fit the module of "
+                f"{type(estimator).__name__}: {exc}"
+            ) from exc
         return estimator
+
+
+def _check_state_dict(state, expected, source, estimator):
+    """Refuse a state dict that does not match ``expected`` (see ``load``)."""
+    name = type(estimator).__name__
+    missing = [k for k in expected if k not in state]
+    unexpected = [k for k in state if k not in expected]
+    if missing or unexpected:
+        raise ValueError(
+            f"{source!r} does not match the module of {name}: missing keys "
+            f"{missing[:5]}{' ...' if len(missing) > 5 else ''}, unexpected keys "
+            f"{unexpected[:5]}{' ...' if len(unexpected) > 5 else ''}. It was saved "
+            "from another module (another architecture or module__ parameters): "
+            "load it into an estimator built like the one that saved it."
+        )
+    for key, ref in expected.items():
+        value = state[key]
+        if not isinstance(value, torch.Tensor):
+            raise ValueError(
+                f"{source!r}: entry {key!r} is a {type(value).__name__}, not a tensor."
+            )
+        if tuple(value.shape) != tuple(ref.shape):
+            raise ValueError(
+                f"{source!r}: entry {key!r} has shape {tuple(value.shape)}, but the "
+                f"module of {name} has {tuple(ref.shape)}; it was saved from "
+                "another architecture (e.g. other hidden sizes or features)."
+            )
+        if ref.is_floating_point() or ref.is_complex():
+            if not (value.is_floating_point() or value.is_complex()):
+                raise ValueError(
+                    f"{source!r}: entry {key!r} has dtype {value.dtype}, but the "
+                    f"module's is {ref.dtype}; integer weights are refused rather "
+                    "than cast. Save the state_dict of a trained module."
+                )
+            cast = value.detach().to(ref.dtype)
+            bad = int((~torch.isfinite(cast)).sum())
+            if bad:
+                raise ValueError(
+                    f"{source!r}: entry {key!r} holds {bad} NaN or infinite "
+                    f"values (in {ref.dtype}); the checkpoint is corrupt or was "
+                    "saved from a diverged fit."
+                )
+        elif value.dtype != ref.dtype:
+            raise ValueError(
+                f"{source!r}: entry {key!r} has dtype {value.dtype}, but the "
+                f"module's is {ref.dtype}."
+            )

@@ -197,12 +197,71 @@ def test_checkpoint_saves_best_and_load_validates(iris, tmp_path):
     for k, v in other.module_.state_dict().items():
         assert torch.equal(v, saved[k])
     small = TorchClassifier(max_epochs=1, module__hidden_sizes=(3,)).fit(X, y)
-    with pytest.raises(RuntimeError, match="size mismatch"):
+    with pytest.raises(ValueError, match="has shape .* but the module"):
         Checkpoint.load(small, path)
     bad = tmp_path / "bad.pt"
     bad.write_bytes(b"not a checkpoint")
     with pytest.raises(ValueError, match="Could not read"):
         Checkpoint.load(other, bad)
+
+
+def _saved(tmp_path, state, name="w.pt"):
+    path = tmp_path / name
+    torch.save(state, path)
+    return path
+
+
+def test_checkpoint_load_refuses_untrustworthy_state(iris, tmp_path):
+    # issue 39: all-NaN weights loaded silently (NaN predictions), int64
+    # weights were cast silently, and a state dict of another module gave
+    # torch's RuntimeError; each is now a ValueError, the module untouched
+    X, y = iris
+    clf = TorchClassifier(max_epochs=1, n_jobs=1, random_state=0).fit(X, y)
+    good = {k: v.clone() for k, v in clf.module_.state_dict().items()}
+    before = clf.predict_proba(X)
+
+    def refused(state, match):
+        with pytest.raises(ValueError, match=match):
+            Checkpoint.load(clf, _saved(tmp_path, state))
+        for k, v in clf.module_.state_dict().items():
+            assert torch.equal(v, good[k])
+        np.testing.assert_array_equal(clf.predict_proba(X), before)
+
+    nan = {k: torch.full_like(v, float("nan")) for k, v in good.items()}
+    refused(nan, "NaN or infinite")
+    one_inf = dict(good)
+    key = next(iter(good))
+    one_inf[key] = good[key].clone()
+    one_inf[key].view(-1)[0] = float("inf")
+    refused(one_inf, f"entry '{key}' holds 1 NaN or infinite")
+    # float64 beyond float32's range overflows once cast: refused too
+    huge = dict(good, **{key: good[key].double() * 1e300})
+    refused(huge, "NaN or infinite values \\(in torch.float32\\)")
+    ints = {k: v.round().to(torch.int64) for k, v in good.items()}
+    refused(ints, "dtype torch.int64.*integer weights are refused")
+    missing = dict(good)
+    del missing[key]
+    refused(missing, f"missing keys \\['{key}'\\]")
+    refused(dict(good, extra=torch.zeros(2)), "unexpected keys \\['extra'\\]")
+    refused(dict(good, **{key: torch.zeros(3, 3)}), f"entry '{key}' has shape")
+    refused([1, 2], "does not hold a state_dict")
+    # a state dict of other estimators: a regressor (1 output, not 3) and a
+    # deeper module (keys the classifier's module lacks)
+    reg = TorchRegressor(max_epochs=1, n_jobs=1, random_state=0).fit(X, y)
+    refused(reg.module_.state_dict(), "has shape .* another architecture")
+    deep = TorchClassifier(
+        max_epochs=1, n_jobs=1, module__hidden_sizes=(8, 8), random_state=0
+    ).fit(X, y)
+    refused(deep.module_.state_dict(), "does not match the module")
+    # a float64 copy of good weights is fine (cast to the module's float32)
+    Checkpoint.load(clf, _saved(tmp_path, {k: v.double() for k, v in good.items()}))
+    np.testing.assert_allclose(clf.predict_proba(X), before, rtol=1e-6)
+
+
+def test_checkpoint_load_needs_a_fitted_estimator(tmp_path):
+    path = _saved(tmp_path, {"w": torch.zeros(1)})
+    with pytest.raises(ValueError, match="needs a fitted estimator"):
+        Checkpoint.load(TorchClassifier(), path)
 
 
 class _NormRecordingSGD(torch.optim.SGD):

@@ -159,6 +159,56 @@ def test_history_verbose_partial_fit(iris, capsys):
     assert p.n_iter_ == 2 and list(p.classes_) == [0, 1, 2]
 
 
+def test_history_keeps_the_last_max_history_epochs(iris):
+    # issue 39: history_ got one dict per epoch, so a long partial_fit stream
+    # grew without bound; it is now a window of preallocated rows
+    X, y = iris
+    clf = TorchClassifier(max_history=5, batch_size=150, n_jobs=1, random_state=0)
+    for _ in range(12):
+        clf.partial_fit(X, y, classes=[0, 1, 2])
+    h = clf.history_
+    assert len(h) == 5 and clf.n_iter_ == 12
+    assert [row["epoch"] for row in h] == [8, 9, 10, 11, 12]
+    assert h[-1] == h[4] and h[0]["epoch"] == 8 and h[-5]["epoch"] == 8
+    assert [row["epoch"] for row in h[1:3]] == [9, 10]
+    with pytest.raises(IndexError):
+        h[5]
+    assert set(h[-1]) == {"epoch", "train_loss", "lr", "dur"}
+    np.testing.assert_array_equal(h.column("epoch"), [8, 9, 10, 11, 12])
+    assert h.column("train_loss").tolist() == [r["train_loss"] for r in h]
+    # the whole history with None (and by default, below 10,000 epochs)
+    full = TorchClassifier(max_history=None, batch_size=150, n_jobs=1, random_state=0)
+    default = TorchClassifier(batch_size=150, n_jobs=1, random_state=0)
+    for est in (full, default):
+        for _ in range(12):
+            est.partial_fit(X, y, classes=[0, 1, 2])
+        assert [row["epoch"] for row in est.history_] == list(range(1, 13))
+
+    # the kept rows are those of the full history (same seed, same epochs)
+    def no_dur(rows):
+        return [{k: v for k, v in r.items() if k != "dur"} for r in rows]
+
+    assert no_dur(h) == no_dur(full.history_[-5:])
+    # fit starts a new window
+    clf.set_params(max_epochs=3).fit(X, y)
+    assert [row["epoch"] for row in clf.history_] == [1, 2, 3]
+    with pytest.raises(ValueError, match="max_history"):
+        TorchClassifier(max_history=0).fit(X, y)
+
+
+def test_history_survives_pickling_with_validation_rows(iris):
+    import pickle
+
+    X, y = iris
+    clf = TorchClassifier(
+        max_epochs=3, validation_fraction=0.2, max_history=2, n_jobs=1, random_state=0
+    ).fit(X, y)
+    assert [r["epoch"] for r in clf.history_] == [2, 3]
+    assert all("valid_loss" in r for r in clf.history_)
+    back = pickle.loads(pickle.dumps(clf))
+    assert back.history_ == clf.history_
+
+
 def test_early_stopping_stops_and_records_validation(iris):
     X, y = iris
     clf = TorchClassifier(
