@@ -617,7 +617,6 @@ XFAIL = {
         "SoftImputeCompleter",
         "magnitude",
     ): "LinAlgError: Array must not contain infs or NaNs.",
-    ("TorchRegressor", "magnitude"): "non-finite output (60 values)",
 }
 
 
