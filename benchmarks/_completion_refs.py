@@ -131,3 +131,33 @@ def soft_impute_heldout(
     ]
     best = int(np.argmin(errs))
     return run(mask, path[: best + 1])[-1] + cm
+
+
+def run_capped(f, cap):
+    """``f()`` in a forked child, given up after ``cap`` wall seconds.
+
+    Returns ``(result, seconds)``, or ``(None, cap)`` when the child had not
+    finished by then (it is terminated): a capped bound, for baselines such as
+    IterativeImputer on ~1,300 columns. ``cap=None`` runs ``f`` here.
+    """
+    import multiprocessing as mp
+    import time
+
+    t = time.perf_counter()
+    if cap is None:
+        return f(), time.perf_counter() - t
+    ctx = mp.get_context("fork")
+    parent, child = ctx.Pipe(duplex=False)
+
+    def target():
+        child.send(f())
+        child.close()
+
+    proc = ctx.Process(target=target, daemon=True)
+    proc.start()
+    out = parent.recv() if parent.poll(cap) else None
+    proc.join(1 if out is None else None)
+    if proc.is_alive():
+        proc.terminate()
+        proc.join()
+    return out, (cap if out is None else time.perf_counter() - t)
