@@ -11,6 +11,7 @@ import math
 import numpy as np
 
 from ..utils._backend import to_device
+from ..utils._linalg import robust_svd
 
 __all__ = [
     "complement",
@@ -51,48 +52,6 @@ def factored_diff_norm(f1, f0, xp):
     _, Rv = xp.linalg.qr(xp.concat([Vt1.T, Vt0.T], axis=1))
     C = (Ru * xp.concat([s1, -s0])) @ Rv.T
     return math.sqrt(float(xp.sum(C * C)))
-
-
-def robust_svd(Z, xp, compute_uv=True):
-    """Thin SVD that does not fail where LAPACK's divide and conquer does.
-
-    ``gesdd`` (NumPy's driver) can report "SVD did not converge" on an input
-    that the QR-iteration driver ``gesvd`` handles, and under a threaded BLAS
-    whether it does so changes from run to run on the same input (issue 39:
-    3 of 10 runs of one OCMC fit). A NumPy input retries with ``gesvd``, then
-    with ``gesvd`` on the matrix scaled to unit max-norm; other namespaces
-    (CuPy, torch) use their own driver.
-    """
-    try:
-        if compute_uv:
-            return xp.linalg.svd(Z, full_matrices=False)
-        return xp.linalg.svdvals(Z)
-    except np.linalg.LinAlgError:
-        if not isinstance(Z, np.ndarray):
-            raise
-    import scipy.linalg
-
-    scale = float(np.max(np.abs(Z))) if Z.size else 1.0
-    scale = scale if np.isfinite(scale) and scale > 0 else 1.0
-    for factor in (1.0, scale):
-        try:
-            out = scipy.linalg.svd(
-                Z / factor,
-                full_matrices=False,
-                compute_uv=compute_uv,
-                lapack_driver="gesvd",
-            )
-        except np.linalg.LinAlgError:
-            continue
-        if compute_uv:
-            U, sv, Vt = out
-            return U, sv * factor, Vt
-        return out * factor
-    raise np.linalg.LinAlgError(
-        "SVD did not converge with LAPACK's gesdd nor gesvd (also after "
-        "rescaling): the matrix has entries of extreme magnitude; scale the "
-        "input (e.g. StandardScaler) or check it for near-overflow values."
-    )
 
 
 def orthonormal_basis(S, xp, rtol=None):

@@ -28,6 +28,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils._backend import device, get_namespace, to_device, to_numpy
+from ..utils._linalg import robust_svd
 from ..utils.validation import float_dtype, validate_data
 from ._kernels import (
     _SVDState,
@@ -35,7 +36,6 @@ from ._kernels import (
     factored_diff_norm,
     frobenius,
     orthonormal_basis,
-    robust_svd,
     svt,
 )
 
@@ -448,6 +448,12 @@ class _CompletionMixin:
         A, B = _prepare_sides(row_side, col_side, m, n, obs, xp, obs.dtype)
         if self._model == "nnm":
             A = B = None
+        # The model is homogeneous of degree one in the data: solve on the
+        # observations divided by a power of two near their max-abs (exact)
+        # and scale back, so that no square or norm overflows (X * 1e300)
+        # or underflows (X * 1e-300) inside the solver.
+        unit = _unit_of(obs, xp)
+        obs = obs / unit
         lambda_y = getattr(self, "lambda_y", 0.0)
         scores = None
         if lambda_y == "auto":
@@ -463,15 +469,23 @@ class _CompletionMixin:
                 stacklevel=3,
             )
         X = result["X"]
-        self.completed_ = X
+        with np.errstate(over="ignore"):  # refused just below, with the fix
+            completed = X * unit
+        if not bool(xp.all(xp.isfinite(completed))):
+            raise ValueError(
+                f"The completed matrix overflows {completed.dtype} (X's observed "
+                f"entries reach {unit:.3g} in magnitude): divide X by a constant "
+                "(e.g. its largest absolute value) and multiply the result back."
+            )
+        self.completed_ = completed
         U, sv, V = result["factors"]
-        root = xp.sqrt(sv)
+        root = xp.sqrt(sv) * math.sqrt(unit)
         self.row_factors_, self.col_factors_ = U * root, V * root
         self.n_iter_ = result["n_iter"]
         self.converged_ = result["converged"]
         self.residuals_ = result["residuals"]
         self.row_basis_, self.col_basis_ = A, B
-        self.scale_ = scale
+        self.scale_ = scale * unit
         nuc = _nuclear(X, xp)
         if self._model == "imc":
             self.complement_ = None
@@ -481,14 +495,14 @@ class _CompletionMixin:
             objective = self.lambda_x * nuc
         else:
             Y = result["Y"]
-            self.complement_ = Y
+            self.complement_ = Y * unit
             objective = self.lambda_x * nuc + lambda_y * _nuclear(
                 complement(X, A, B), xp
             )
         if self.loss == "squared":
             R = mask * (X - obs)
             objective += float(xp.sum(R * R)) / (2.0 * self.gamma * scale)
-        self.objective_ = objective
+        self.objective_ = objective * unit
         self.n_observed_ = n_obs
         if self._model == "ocmc":
             self.lambda_y_ = float(lambda_y)
@@ -621,6 +635,18 @@ class _CompletionMixin:
                     if rises >= _AUTO_PATIENCE:
                         break
         return best, scores
+
+
+def _unit_of(obs, xp):
+    """Power of two ``u`` with ``max|obs| / u`` in [1, 2) (1 when all zero).
+
+    Dividing by a power of two is exact, so the solve on ``obs / u`` is the
+    solve on ``obs`` in other units, digit for digit.
+    """
+    amax = float(xp.max(xp.abs(obs))) if obs.shape[0] * obs.shape[1] else 0.0
+    if amax == 0.0:
+        return 1.0
+    return math.ldexp(1.0, math.frexp(amax)[1] - 1)
 
 
 def _check_same_namespace(X, est, method):

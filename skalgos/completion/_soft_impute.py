@@ -1,10 +1,10 @@
 """Nuclear-norm completion of noisy data, with biases, as a drop-in imputer."""
 
+import math
 import numbers
 import warnings
 
 import numpy as np
-import scipy.linalg
 import scipy.sparse as sp
 from sklearn.base import (
     BaseEstimator,
@@ -17,18 +17,22 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_array, check_is_fitted
 
+from ..utils._linalg import robust_svd
 from ..utils.validation import validate_data
 from ._als_kernels import ridge_rows
 
 __all__ = ["SoftImputeCompleter"]
 
 
-def _small_svd(Z):
-    """SVD of a small matrix; gesdd first, gesvd when it does not converge."""
-    try:
-        return scipy.linalg.svd(Z, full_matrices=False, lapack_driver="gesdd")
-    except np.linalg.LinAlgError:
-        return scipy.linalg.svd(Z, full_matrices=False, lapack_driver="gesvd")
+_MAX_UNSCALED = 1e100
+
+
+def _unit_of(vals):
+    """Power of two ``u`` with ``max|vals| / u`` in [1, 2) (1 when all zero)."""
+    amax = float(np.max(np.abs(vals))) if vals.size else 0.0
+    if amax == 0.0:
+        return 1.0
+    return math.ldexp(1.0, math.frexp(amax)[1] - 1)
 
 
 def _coo(X):
@@ -111,7 +115,7 @@ class _Fit:
             Q = np.linalg.qr(S @ V + A @ (B.T @ V))[0]
             V = np.linalg.qr(S.T @ Q + B @ (A.T @ Q))[0]
         Y = S @ V + A @ (B.T @ V)
-        U, s, Wt = _small_svd(Y)
+        U, s, Wt = robust_svd(Y, np)
         s = np.sqrt(np.maximum(s - lam, 1e-3 * lam))
         return U * s, (V @ Wt.T) * s
 
@@ -201,7 +205,10 @@ class SoftImputeCompleter(OneToOneFeatureMixin, TransformerMixin, BaseEstimator)
     scale : bool, default=True
         Centre and scale each column by its observed mean and standard
         deviation (both shrunk towards the pooled values by
-        ``bias_shrinkage`` pseudo-observations), undone on output.
+        ``bias_shrinkage`` pseudo-observations), undone on output. The
+        model is then scale-equivariant and fits entries of any finite
+        magnitude; with ``scale=False`` the loss is in data units and
+        entries beyond [1e-100, 1e100] in magnitude are refused.
     bias_shrinkage : float, default=5.0
         Ridge weight of the row and column biases (and the pseudo-count of
         the column centring and scaling).
@@ -371,6 +378,21 @@ class SoftImputeCompleter(OneToOneFeatureMixin, TransformerMixin, BaseEstimator)
         scale[~(scale > 1e-12 * max(1.0, abs(g)))] = 1.0
         self.mean_, self.scale_ = np.broadcast_to(mean, (n,)).copy(), scale
 
+    def _check_magnitude(self, vals):
+        """With ``scale=False`` the squared loss is in data units: refuse
+        entries whose squares overflow or underflow float64."""
+        if self.scale or vals.size == 0:
+            return
+        amax = float(np.max(np.abs(vals)))
+        if amax > _MAX_UNSCALED or 0 < amax < 1 / _MAX_UNSCALED:
+            raise ValueError(
+                f"X has observed entries of magnitude {amax:.3g}; with "
+                "scale=False the squared loss is in data units and overflows "
+                f"or underflows float64 outside [1e-100, 1e100]. Use scale=True "
+                "(the default: scale-equivariant) or rescale X (e.g. "
+                "StandardScaler)."
+            )
+
     def _col_side(self, n):
         """Column side information, standardised (constant columns dropped)."""
         if self.col_side is None:
@@ -417,7 +439,14 @@ class SoftImputeCompleter(OneToOneFeatureMixin, TransformerMixin, BaseEstimator)
             raise ValueError(
                 "No entry of X is observed (all NaN): nothing to complete from."
             )
-        self._standardise_fit(rows, cols, vals, n)
+        self._check_magnitude(vals)
+        # centring and scaling make the model scale-equivariant: standardise
+        # vals / u (u a power of two near their max-abs, an exact division)
+        # and carry u in mean_ and scale_, so no square overflows (1e300) or
+        # underflows (1e-300)
+        unit = _unit_of(vals) if self.scale else 1.0
+        self._standardise_fit(rows, cols, vals / unit, n)
+        self.mean_, self.scale_ = self.mean_ * unit, self.scale_ * unit
         F = self._col_side(n)
         self.side_ = F
         z = (vals - self.mean_[cols]) / self.scale_[cols]
@@ -576,6 +605,7 @@ class SoftImputeCompleter(OneToOneFeatureMixin, TransformerMixin, BaseEstimator)
 
     def _fold_in(self, X):
         rows, cols, vals = _coo(X)
+        self._check_magnitude(vals)
         m = X.shape[0]
         F = self.side_ if self.side_ is not None else np.zeros((len(self.mean_), 0))
         z = (vals - self.mean_[cols]) / self.scale_[cols]

@@ -8,7 +8,7 @@ from sklearn.utils import check_random_state, metadata_routing
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from ._common import check_pw_init, preprocess, pw_sq, w_sq
+from ._common import check_pw_init, preprocess, pw_sq, unit_scale, w_sq
 from ._pw import INITS, check_ot_solver
 from ._validation import validate_clouds
 
@@ -89,8 +89,12 @@ def _fit_barycenter(
     reg,
     store_plans,
     verbose,
+    unit=1.0,
 ):
-    """The fixed-point / block-coordinate descent on preprocessed NumPy clouds."""
+    """The fixed-point / block-coordinate descent on preprocessed NumPy clouds.
+
+    ``unit``: the clouds were divided by it (verbose prints data units).
+    """
     import ot
 
     check_ot_solver(ot_solver)
@@ -130,7 +134,8 @@ def _fit_barycenter(
         X = X_new
         n_iter = it + 1
         if verbose:
-            print(f"PWBarycenter: iteration {n_iter}, displacement {disp:.3e}")
+            shown = disp * unit * unit
+            print(f"PWBarycenter: iteration {n_iter}, displacement {shown:.3e}")
         if disp <= tol:
             break
     # one more pass at the final support: the inertia, rotations and plans
@@ -320,8 +325,12 @@ class PWBarycenter(TransformerMixin, BaseEstimator):
     keeping the better, so that a poor re-initialization cannot undo
     progress; after convergence one more alignment pass computes
     ``inertia_``, ``rotations_`` and ``plans_`` at the returned support; the
-    Gaussian start is scaled to the clouds. The support is reported in the
-    first cloud's frame, as the authors do for display.
+    Gaussian start is scaled to the clouds. The solver runs on the clouds
+    divided by a power of two near their largest coordinate (exact; PW is
+    homogeneous), so clouds of any magnitude fit; clouds with coordinates
+    above 1e150 are refused, as their squared distances overflow. The
+    support is reported in the first cloud's frame, as the authors do for
+    display.
 
     References
     ----------
@@ -445,7 +454,15 @@ class PWBarycenter(TransformerMixin, BaseEstimator):
         init = check_pw_init(self.init, d, self.allow_reflection)
         lam = _cloud_weights(cloud_weights, len(clouds))
         rng = check_random_state(self.random_state)
-        X0 = _initial_support(clouds, self.n_support, self.support_init, rng)
+        # solved on clouds / s (exact: s a power of two), scaled back below
+        s = unit_scale(clouds)
+        if isinstance(self.support_init, str):
+            clouds = [c / s for c in clouds]
+            X0 = _initial_support(clouds, self.n_support, self.support_init, rng)
+        else:
+            X0 = _initial_support(clouds, self.n_support, self.support_init, rng)
+            s = max(s, unit_scale([X0], "support_init"))
+            clouds, X0 = [c / s for c in clouds], X0 / s
         b = _support_weights(support_weights, X0.shape[0])
         B, rotations, plans, inertia, n_iter, history = _fit_barycenter(
             clouds,
@@ -456,22 +473,23 @@ class PWBarycenter(TransformerMixin, BaseEstimator):
             metric=self.metric,
             init=init,
             max_iter=self.max_iter,
-            tol=self.tol,
+            tol=self.tol / s / s,
             inner_max_iter=self.inner_max_iter,
-            inner_tol=self.inner_tol,
+            inner_tol=self.inner_tol / s / s,
             allow_reflection=self.allow_reflection,
             ot_solver=self.ot_solver,
             reg=self.reg,
             store_plans=self.store_plans,
             verbose=self.verbose,
+            unit=s,
         )
-        self.barycenter_ = B
+        self.barycenter_ = B * s
         self.support_weights_ = b
         self.rotations_ = rotations
         self.plans_ = plans
-        self.inertia_ = float(inertia)
+        self.inertia_ = float(inertia) * s * s
         self.n_iter_ = n_iter
-        self.displacement_history_ = history
+        self.displacement_history_ = [h * s * s for h in history]
         self.n_features_in_ = d
         return self
 
@@ -485,15 +503,16 @@ class PWBarycenter(TransformerMixin, BaseEstimator):
                 f"fitted on dimension {self.n_features_in_}."
             )
         B, b = self.barycenter_, self.support_weights_
+        # on (B, clouds) / s, as in fit; the distances are scaled back
+        s = max(unit_scale(clouds), unit_scale([B], "barycenter_"))
+        B, clouds = B / s, [c / s for c in clouds]
         if self.metric == "w":
-            return np.array([w_sq(B, Y, b, a)[0] for Y, a in zip(clouds, weights)])
-        init = check_pw_init(self.init, d, self.allow_reflection)
-        return np.array(
-            [
-                pw_sq(B, Y, b, a, init, **self._pw_kw())[0]
-                for Y, a in zip(clouds, weights)
-            ]
-        )
+            d_sq = [w_sq(B, Y, b, a)[0] for Y, a in zip(clouds, weights)]
+        else:
+            init = check_pw_init(self.init, d, self.allow_reflection)
+            kw = dict(self._pw_kw(), tol=self.inner_tol / s / s)
+            d_sq = [pw_sq(B, Y, b, a, init, **kw)[0] for Y, a in zip(clouds, weights)]
+        return np.asarray(d_sq), s
 
     def transform(self, X):
         """PW distance of each cloud to the barycenter.
@@ -507,7 +526,8 @@ class PWBarycenter(TransformerMixin, BaseEstimator):
         -------
         D : ndarray of shape (n_clouds, 1)
         """
-        return np.sqrt(self._distances_sq(X))[:, None]
+        d_sq, s = self._distances_sq(X)
+        return (np.sqrt(d_sq) * s)[:, None]
 
     def get_feature_names_out(self, input_features=None):
         """The one output column, ``pwbarycenter0`` (the distance).
@@ -541,7 +561,8 @@ class PWBarycenter(TransformerMixin, BaseEstimator):
         -------
         score : float
         """
-        return -float(np.mean(self._distances_sq(X)))
+        d_sq, s = self._distances_sq(X)
+        return -float(np.mean(d_sq)) * s * s
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

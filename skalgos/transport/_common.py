@@ -1,8 +1,14 @@
 """Pieces the transport estimators share: preprocessing and PW on NumPy clouds."""
 
+import math
+
 import numpy as np
 
 from ._pw import INITS, _check_init, _pw_core, check_ot_solver
+
+# Coordinates above this make squared distances (inertia_, score) overflow
+# float64 (its largest value is 1.8e308; sqrt of that is 1.3e154).
+MAX_COORDINATE = 1e150
 
 
 def preprocess(clouds, weights, *, center, normalize):
@@ -10,12 +16,37 @@ def preprocess(clouds, weights, *, center, normalize):
     out = []
     for c, w in zip(clouds, weights):
         c = c - w @ c if center else c.copy()
-        if normalize == "max_radius":
-            r = np.sqrt((c**2).sum(axis=1)).max()
-            if r > 0:
+        if normalize == "max_radius" and c.size:
+            # the radius of c / m times m: no overflow of the squares
+            m = float(np.max(np.abs(c)))
+            if m > 0:
+                r = m * float(np.sqrt(((c / m) ** 2).sum(axis=1)).max())
                 c = c / r
         out.append(c)
     return out
+
+
+def unit_scale(clouds, name="X"):
+    """Power of two ``s`` bringing the clouds' largest coordinate into [0.5, 1).
+
+    PW and W are homogeneous (``PW(sX, sY) = s PW(X, Y)``, the same plans and
+    rotations), so the solvers run on ``clouds / s`` and the results are
+    scaled back; ``s`` a power of two makes the division exact. Tiny clouds
+    (coordinates near 1e-300) then do not underflow in the squared costs.
+    Refuses (``ValueError`` naming ``name``) clouds whose coordinates exceed
+    :data:`MAX_COORDINATE`: their squared distances overflow float64.
+    """
+    m = max((float(np.max(np.abs(c))) for c in clouds if c.size), default=0.0)
+    if m > MAX_COORDINATE:
+        raise ValueError(
+            f"{name} has coordinates up to {m:.3g} (after centring): the squared "
+            f"PW/W distances (inertia_, score) overflow float64 beyond "
+            f"{MAX_COORDINATE:.0e}. Divide {name} by a constant (e.g. its "
+            "largest absolute value) or pass normalize='max_radius'."
+        )
+    if m == 0.0:
+        return 1.0
+    return math.ldexp(1.0, math.frexp(m)[1])
 
 
 def pw_sq(

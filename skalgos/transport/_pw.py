@@ -14,6 +14,8 @@ import numpy as np
 from scipy.linalg import eigh
 from sklearn.utils import check_random_state
 
+from ..utils._linalg import robust_svd
+
 __all__ = ["PWResult", "procrustes_wasserstein", "pw_distance"]
 
 INITS = ("identity", "fiedler", "gw", "gw_geodesic", "pca", "best")
@@ -134,7 +136,7 @@ def _center(X, a, nx):
 
 def _procrustes(M, allow_reflection=True):
     """Orthogonal P maximizing tr(P^T M) (Kabsch fix when rotations only)."""
-    U, _, Vt = np.linalg.svd(M)
+    U, _, Vt = robust_svd(M, np)
     if not allow_reflection and np.linalg.det(U @ Vt) < 0:
         U = U.copy()
         U[:, -1] = -U[:, -1]

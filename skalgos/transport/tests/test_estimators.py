@@ -356,3 +356,52 @@ def test_fiedler_vectors_are_computed_once_per_cloud(monkeypatch):
     X[:3] *= 2.0
     np.testing.assert_allclose(_pw._fiedler(X), original(X))
     assert not np.allclose(_pw._fiedler(X), f0)
+
+
+@pytest.mark.parametrize("e", [-300, -100, 100, 140])
+def test_barycenter_is_scale_equivariant_at_extreme_magnitudes(e):
+    # issue 39: X * 1e257 raised "SVD did not converge" (the Procrustes
+    # matrix overflowed); the clouds are now solved at unit scale (an exact
+    # power-of-two rescale) and the results scaled back
+    rng = np.random.default_rng(3)
+    clouds = [rng.normal(size=(12, 2)) for _ in range(3)]
+    # tol is absolute (squared units): 0 runs both fits the same iterations
+    kw = dict(n_support=5, max_iter=5, inner_max_iter=5, tol=0.0, inner_tol=0.0)
+    kw["random_state"] = 0
+    ref = PWBarycenter(**kw).fit(clouds)
+    s = 10.0**e
+    big = PWBarycenter(**kw).fit([c * s for c in clouds])
+    np.testing.assert_allclose(big.barycenter_, ref.barycenter_ * s, rtol=1e-9)
+    np.testing.assert_allclose(big.inertia_, ref.inertia_ * s * s, rtol=1e-9)
+    D = big.transform([c * s for c in clouds])
+    assert np.all(np.isfinite(D))
+    np.testing.assert_allclose(D, ref.transform(clouds) * s, rtol=1e-9)
+    assert big.n_iter_ == ref.n_iter_
+
+
+def test_barycenter_refuses_coordinates_whose_squares_overflow():
+    rng = np.random.default_rng(3)
+    clouds = [rng.normal(size=(12, 2)) * 1e257 for _ in range(3)]
+    with pytest.raises(ValueError, match="X has coordinates.*normalize='max_radius'"):
+        PWBarycenter(n_support=4).fit(clouds)
+    # the fix the message names works
+    bary = PWBarycenter(n_support=4, normalize="max_radius", random_state=0)
+    D = bary.fit(clouds).transform(clouds)
+    assert np.all(np.isfinite(D)) and np.all(np.isfinite(bary.barycenter_))
+
+
+def test_procrustes_falls_back_when_gesdd_does_not_converge(monkeypatch):
+    # issue 39: the Procrustes SVDs go through skalgos.utils._linalg.robust_svd
+    from skalgos.transport._pw import _procrustes
+
+    rng = np.random.default_rng(4)
+    M = rng.normal(size=(3, 3))
+    expected = _procrustes(M)
+
+    def fails(*args, **kwargs):
+        raise np.linalg.LinAlgError("SVD did not converge")
+
+    monkeypatch.setattr(np.linalg, "svd", fails)
+    P = _procrustes(M)
+    np.testing.assert_allclose(P, expected, atol=1e-12)
+    np.testing.assert_allclose(P.T @ P, np.eye(3), atol=1e-12)
