@@ -595,29 +595,7 @@ def _names():
 
 
 # (estimator, kind) -> observed failure (2026-12-07), issue 39
-XFAIL = {
-    (
-        "IMCCompleter",
-        "magnitude",
-    ): "ValueError: array must not contain infs or NaNs (numpy/scipy)",
-    (
-        "NuclearNormCompleter",
-        "magnitude",
-    ): "ValueError: array must not contain infs or NaNs (numpy/scipy)",
-    (
-        "OCMCCompleter",
-        "magnitude",
-    ): "ValueError: array must not contain infs or NaNs (numpy/scipy)",
-    (
-        "OCMCRegressor",
-        "magnitude",
-    ): "ValueError: array must not contain infs or NaNs (numpy/scipy)",
-    ("PWBarycenter", "magnitude"): "LinAlgError: SVD did not converge",
-    (
-        "SoftImputeCompleter",
-        "magnitude",
-    ): "LinAlgError: Array must not contain infs or NaNs.",
-}
+XFAIL = {}
 
 
 def _params():
