@@ -82,7 +82,38 @@ def _doctest_namespace(doctest_namespace):
 FULL_SUITE = os.environ.get("SKALGOS_FULL_SUITE", "") == "1"
 
 
+# CI runs the suite twice: first the README's command in a venv without
+# extras, then with every extra. So that a test is not run twice for nothing,
+# the first run writes the node ids it passed to SKALGOS_RECORD_PASSED, and
+# the second, given the same file in SKALGOS_SKIP_PASSED, deselects them. What
+# the second run still runs: every test the first skipped (it needs an extra,
+# or is part of the full suite), every expected failure, and every test id the
+# extras add (the torch array namespace, the torch estimators' checks).
+RECORD_PASSED = os.environ.get("SKALGOS_RECORD_PASSED", "")
+SKIP_PASSED = os.environ.get("SKALGOS_SKIP_PASSED", "")
+_passed, _failed = set(), set()
+
+
+def _read_passed(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            return {line.rstrip("\n") for line in f if line.strip()}
+    except FileNotFoundError:
+        raise pytest.UsageError(
+            f"SKALGOS_SKIP_PASSED={path!r}: no such file (it is written by a "
+            "run with SKALGOS_RECORD_PASSED set to the same path)"
+        ) from None
+
+
 def pytest_collection_modifyitems(config, items):
+    if SKIP_PASSED:
+        passed = _read_passed(SKIP_PASSED)
+        keep = [item for item in items if item.nodeid not in passed]
+        if len(keep) < len(items):
+            config.hook.pytest_deselected(
+                items=[item for item in items if item.nodeid in passed]
+            )
+            items[:] = keep
     if FULL_SUITE:
         return
     skip = pytest.mark.skip(
@@ -92,3 +123,25 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.get_closest_marker("full_suite") is not None:
             item.add_marker(skip)
+
+
+def pytest_runtest_logreport(report):
+    # a test passed when its call passed and neither setup nor teardown
+    # failed; an expected failure (xfail) is not a pass
+    if not RECORD_PASSED:
+        return
+    if report.failed or hasattr(report, "wasxfail"):
+        _passed.discard(report.nodeid)
+        _failed.add(report.nodeid)
+    elif report.when == "call" and report.passed:
+        _passed.add(report.nodeid)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    # with pytest-xdist the reports reach the controller, which writes the
+    # file; the workers (which have ``workerinput``) write nothing
+    if not RECORD_PASSED or hasattr(session.config, "workerinput"):
+        return
+    with open(RECORD_PASSED, "w", encoding="utf-8") as f:
+        for nodeid in sorted(_passed - _failed):
+            f.write(nodeid + "\n")

@@ -71,8 +71,9 @@ sphinx_gallery_conf = {
     "gallery_dirs": "auto_examples",
     # executed: every plot_* example; without the torch extra the torch
     # examples are shown, not run
-    # (SKALGOS_GALLERY_PATTERN overrides: CI runs each example once across its
-    # two docs builds, the torch ones in the build that has torch)
+    # (SKALGOS_GALLERY_PATTERN overrides it: CI's every-extra build passes "^$",
+    # none, since its docs-extra-alone build executes the gallery and its test
+    # suite runs every example, the torch ones included)
     "filename_pattern": os.environ.get(
         "SKALGOS_GALLERY_PATTERN",
         r"/plot_" if HAVE_TORCH else r"^(?!.*/torch/).*/plot_",
@@ -80,6 +81,9 @@ sphinx_gallery_conf = {
     # Executed, so every page shows its figures; an example error fails the build.
     "plot_gallery": "True",
     "abort_on_example_error": True,
+    # two examples at a time (joblib; CI has two cores); each example runs
+    # in its own process, so its Numba and BLAS threads are its own
+    "parallel": 2,
     "only_warn_on_example_error": False,
     "doc_module": ("skalgos",),
     "backreferences_dir": None,
