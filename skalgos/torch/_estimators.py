@@ -832,6 +832,7 @@ class _BaseTorchEstimator(BaseEstimator):
                 self._flags = optimizer_flags(self.optimizer_)
             else:
                 self._extend_schedule(epochs * n_batches)
+            n_iter_before = self.n_iter_
             if w is not None:
                 self._criterion_none = self._per_sample_criterion()
                 self._weight_mean = float(w.mean())
@@ -907,7 +908,7 @@ class _BaseTorchEstimator(BaseEstimator):
             for cb in self.callbacks_:
                 if hasattr(cb, "on_train_end"):
                     cb.on_train_end(self, self.history_)
-            self._warn_if_loss_grew()
+            self._warn_if_loss_grew(self.n_iter_ - n_iter_before)
             if epochs > 1:
                 self._warn_if_no_better_than_baseline(y, w)
         return self
@@ -931,14 +932,22 @@ class _BaseTorchEstimator(BaseEstimator):
                 f"(lr_={self.lr_:g}) or max_epochs."
             )
 
-    def _warn_if_loss_grew(self):
-        losses = self.history_.column("train_loss")
-        if len(losses) > 1 and losses[-1] > 100 * min(losses) + 1e-12:
-            best = int(self.history_.column("epoch")[np.argmin(losses)])
+    def _warn_if_loss_grew(self, n_epochs):
+        # only the epochs of this call, which trained on the same data: the
+        # losses of earlier partial_fit calls were on other batches (on a
+        # stream of small batches they differ by orders of magnitude, and a
+        # warning per call, each with its own text, filled the warnings
+        # registry: ~700 B per call)
+        if n_epochs < 2:
+            return
+        losses = self.history_.column("train_loss")[-n_epochs:]
+        if losses[-1] > 100 * min(losses) + 1e-12:
+            epochs = self.history_.column("epoch")[-n_epochs:]
+            best = int(epochs[np.argmin(losses)])
             _warn(
                 f"{type(self).__name__}: the training loss grew from "
                 f"{min(losses):.4g} (epoch {best}) to {losses[-1]:.4g} (epoch "
-                f"{len(losses)}); the optimizer {self.optimizer!r} is likely "
+                f"{int(epochs[-1])}); the optimizer {self.optimizer!r} is likely "
                 f"diverging. Try a smaller lr (lr_={self.lr_:g})."
             )
 

@@ -337,3 +337,41 @@ def test_third_party_mode_switch_and_lbfgs(iris):
         random_state=0,
     ).fit(X, y)
     assert clf.score(X, y) > 0.8
+
+
+def test_partial_fit_on_small_batches_does_not_warn_loss_grew():
+    # the divergence warning compares the epochs of one call (same data); on
+    # a stream of 2-row batches the losses of different batches differ by
+    # orders of magnitude, and it used to warn on nearly every call
+    import warnings
+
+    from sklearn.datasets import make_classification
+
+    from skalgos.torch import TorchClassifier
+
+    X, y = make_classification(n_samples=120, n_features=6, random_state=0)
+    X = X.astype(np.float32)
+    est = TorchClassifier(random_state=0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for i in range(0, 120, 2):
+            est.partial_fit(X[i : i + 2], y[i : i + 2], classes=[0, 1])
+    grew = [w for w in caught if "training loss grew" in str(w.message)]
+    assert not grew, str(grew[0].message)
+
+
+def test_fit_that_diverges_still_warns_loss_grew():
+    import warnings
+
+    from sklearn.datasets import make_regression
+
+    from skalgos.torch import TorchRegressor
+
+    X, y = make_regression(n_samples=64, n_features=4, random_state=0)
+    X = X.astype(np.float32)
+    est = TorchRegressor(optimizer="sgd", lr=10.0, max_epochs=30, random_state=0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        est.fit(X, y)
+    grew = [str(w.message) for w in caught if "training loss grew" in str(w.message)]
+    assert len(grew) == 1 and "(epoch 1)" in grew[0], grew
