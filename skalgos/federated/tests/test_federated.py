@@ -810,27 +810,31 @@ def test_history_window_across_partial_fit_rounds():
 
 
 def test_memory_flat_once_the_history_window_is_full():
-    # one dict per round grew history_ by ~550 bytes per partial_fit call
+    # one dict per round grew history_ by ~550 bytes per partial_fit call,
+    # ~165 KB over the 300 rounds measured here. Measured from round 110 on
+    # (numpy's and sklearn's small caches fill in the first rounds: ~15-30 KB
+    # over these 300 rounds, tracemalloc points inside numpy), bound at
+    # 48 KiB, under a third of what the old history added
     import gc
     import tracemalloc
 
     X, y = _iris()
     cid = np.arange(len(y)) % 3
     est = FederatedClassifier(n_clients=3, random_state=0, max_history=5)
-    for _ in range(10):
+    for _ in range(110):
         est.partial_fit(X, y, client_id=cid, classes=[0, 1, 2])
     gc.collect()
     tracemalloc.start()
     try:
         base = tracemalloc.get_traced_memory()[0]
-        for _ in range(150):
+        for _ in range(300):
             est.partial_fit(X, y, client_id=cid)
         gc.collect()
         growth = tracemalloc.get_traced_memory()[0] - base
     finally:
         tracemalloc.stop()
-    assert growth < 32 * 1024, f"{growth} bytes over 150 rounds"
-    assert len(est.history_) == 5 and est.n_iter_ == 160
+    assert growth < 48 * 1024, f"{growth} bytes over rounds 111-410"
+    assert len(est.history_) == 5 and est.n_iter_ == 410
 
 
 def test_model_pickled_with_the_old_history_list_still_loads():
